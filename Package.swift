@@ -1,0 +1,33 @@
+// swift-tools-version: 6.0
+// FingerprintBench: compare audio-fingerprint algorithms on real audio, reproducibly.
+// Layers, one way: C libraries -> AudioIO -> DSP -> Fingerprinting -> fpbench.
+import PackageDescription
+
+let package = Package(
+    name: "FingerprintBench",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "fpbench", targets: ["fpbench"]),
+        .library(name: "Fingerprinting", targets: ["Fingerprinting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries (Debian packages installed by scripts/setup.sh).
+        .systemLibrary(name: "CFFTW", path: "Sources/CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
+        .systemLibrary(name: "CSndFile", path: "Sources/CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CGSL", path: "Sources/CGSL", pkgConfig: "gsl", providers: [.apt(["libgsl-dev"])]),
+        .systemLibrary(name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+
+        .target(name: "AudioIO", dependencies: ["CSndFile", "CSoxr"]),
+        .target(name: "DSP", dependencies: ["CFFTW", "CGSL"]),
+        .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP"]),
+        .executableTarget(name: "fpbench", dependencies: [
+            "Fingerprinting", "AudioIO",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "FingerprintBenchTests", dependencies: ["Fingerprinting", "AudioIO", "DSP", "CGSL"],
+                    path: "Tests/FingerprintBenchTests"),
+    ]
+)

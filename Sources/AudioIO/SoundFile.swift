@@ -1,0 +1,94 @@
+import CSndFile
+import Foundation
+
+/// Formats libsndfile on Debian cannot decode; named up front so the error says why.
+let knownUnsupportedExtensions: Set<String> = ["m4a", "aac", "mp4", "alac", "wma", "ape"]
+
+/// A libsndfile handle opened for reading, decoded block by block.
+final class SoundFile {
+    let path: String
+    let channels: Int
+    let sampleRate: Double
+    let frames: Int
+    let seekable: Bool
+    let format: Int32
+    private let handle: OpaquePointer
+
+    init(path: String) throws {
+        self.path = path
+        guard FileManager.default.fileExists(atPath: path) else { throw AudioError.missing(path: path) }
+        let ext = (path as NSString).pathExtension.lowercased()
+        if knownUnsupportedExtensions.contains(ext) {
+            throw AudioError.unsupported(path: path, reason: ".\(ext) is not decoded by libsndfile (convert to WAV, FLAC, OGG, Opus or MP3)")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        if size == 0 { throw AudioError.empty(path: path) }
+        var info = SF_INFO()
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            let code = sf_error(nil)
+            let reason = String(cString: sf_strerror(nil))
+            if code == Int32(SF_ERR_UNRECOGNISED_FORMAT) { throw AudioError.unsupported(path: path, reason: reason) }
+            throw AudioError.unreadable(path: path, reason: reason)
+        }
+        self.handle = handle
+        channels = Int(info.channels)
+        sampleRate = Double(info.samplerate)
+        frames = Int(info.frames)
+        seekable = info.seekable != 0
+        format = info.format
+        if frames <= 0 || channels <= 0 {
+            sf_close(handle)
+            throw AudioError.empty(path: path)
+        }
+    }
+
+    deinit { sf_close(handle) }
+
+    var duration: Double { Double(frames) / sampleRate }
+
+    /// "OGG / Vorbis", "WAV / Signed 16 bit PCM", ...: libsndfile's own names.
+    var formatName: String {
+        func name(_ code: Int32) -> String {
+            var info = SF_FORMAT_INFO(format: code, name: nil, extension: nil)
+            sf_command(nil, Int32(SFC_GET_FORMAT_INFO), &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size))
+            return info.name.map { String(cString: $0) } ?? "unknown"
+        }
+        let major = name(format & Int32(SF_FORMAT_TYPEMASK))
+        let sub = name(format & Int32(SF_FORMAT_SUBMASK))
+        return "\(major) / \(sub)"
+    }
+
+    /// Moves to `frame`, decoding and discarding where the format cannot seek.
+    func seek(toFrame frame: Int) throws {
+        if seekable, sf_seek(handle, sf_count_t(frame), SEEK_SET) >= 0 { return }
+        var remaining = frame
+        try forEachBlock(maxFrames: frame) { block, _ in remaining -= block.count / channels }
+        if remaining > 0 { throw AudioError.unreadable(path: path, reason: "could not skip to frame \(frame)") }
+    }
+
+    /// Decodes up to `maxFrames` interleaved frames in blocks, handing each block and its first frame index over.
+    /// Stops at the end of the file; throws on non-finite samples.
+    func forEachBlock(maxFrames: Int = .max, blockFrames: Int = 32_768,
+                      _ body: (UnsafeBufferPointer<Float>, Int) throws -> Void) throws {
+        var buffer = [Float](repeating: 0, count: blockFrames * channels)
+        var done = 0
+        while done < maxFrames {
+            let want = min(blockFrames, maxFrames - done)
+            let got = Int(buffer.withUnsafeMutableBufferPointer { sf_readf_float(handle, $0.baseAddress, sf_count_t(want)) })
+            if got <= 0 {
+                if sf_error(handle) != 0 {
+                    throw AudioError.unreadable(path: path, reason: String(cString: sf_strerror(handle)))
+                }
+                break
+            }
+            let count = got * channels
+            if let bad = buffer[..<count].firstIndex(where: { !$0.isFinite }) {
+                throw AudioError.nonFinite(path: path, frame: done + bad / channels)
+            }
+            try buffer.withUnsafeBufferPointer { all in
+                try body(UnsafeBufferPointer(rebasing: all[..<count]), done)
+            }
+            done += got
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import AudioIO
+import DSP
+
+/// The thesis's Audio Fingerprinting Algorithm (LBAudioDetective, after Baluja & Covell), faithful
+/// to the thesis including its rank-order sign quirk (see `RankOrderSignEncoder`).
+public struct AFAThesis: FingerprintAlgorithm {
+    public struct Parameters: Sendable, Codable, Equatable {
+        public var sampleRate = 5512.0
+        public var frameSize = 2048
+        public var hop = 64
+        public var bandCount = 32
+        public var lowestFrequency = 318.0
+        public var imageRows = 128
+        public var topWavelets = 200
+
+        public init() {}
+    }
+
+    public var parameters: Parameters
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    public var identifier: String { "afa-thesis" }
+    public var displayName: String { "Audio fingerprinting algorithm (Brandner 2013)" }
+    public var sampleRate: Double { parameters.sampleRate }
+    public var rawFigureName: String { "mean hits / possible hits" }
+    public var minimumDuration: Double { Double(imageMaker.imageSpan) / sampleRate }
+    /// Seconds between the starts of consecutive (non-overlapping) images: 128 × 64 / 5,512 ≈ 1.486 s.
+    var imageDuration: Double { Double(parameters.imageRows * parameters.hop) / sampleRate }
+
+    public var profile: Profile {
+        let p = parameters
+        return Profile([
+            Parameter("sampleRate", p.sampleRate, source: "\(Source.thesis), AFA: mono, resampled to 5,512 Hz"),
+            Parameter("frameSize", p.frameSize, source: "\(Source.thesis), AFA: STFT window of 2,048 samples"),
+            Parameter("hop", p.hop, source: "\(Source.thesis), AFA: a new window every 64 samples"),
+            Parameter("window", "rectangular", source: "\(Source.thesis), AFA: no window function is applied"),
+            Parameter("bandCount", p.bandCount, source: "\(Source.thesis), AFA: 32 bands"),
+            Parameter("bands", "logarithmic, \(p.lowestFrequency) Hz to Nyquist (\(p.sampleRate / 2) Hz), mean power of the bins inside",
+                      source: "\(Source.thesis), AFA: log-spaced bands from 318 Hz to the Nyquist frequency, mean power"),
+            Parameter("imageRows", p.imageRows, source: "\(Source.thesis), AFA: 128 rows per spectral image, images do not overlap"),
+            Parameter("wavelet", "Haar, normalised, standard 2-D decomposition (rows, then columns)",
+                      source: "\(Source.thesis), AFA: standard-form Haar; its extra 1/sqrt(n) is a uniform scale and changes no rank or sign"),
+            Parameter("topWavelets", p.topWavelets, source: "\(Source.thesis), AFA: the 200 coefficients of largest magnitude"),
+            Parameter("encoding", "sign of the i-th largest at bits 2i, 2i+1 (10 positive, 01 negative, 00 zero)",
+                      source: "\(Source.thesis), AFA code: rank order, position lost (quirk reproduced)"),
+            Parameter("similarity", "hits / possible hits over bit pairs set in the query; max over whole-image offsets",
+                      source: "\(Source.thesis), AFA: sub-fingerprint and fingerprint similarity (the server's missing offset not copied)"),
+        ])
+    }
+
+    var imageMaker: SpectralImageMaker {
+        SpectralImageMaker(sampleRate: parameters.sampleRate, frameSize: parameters.frameSize, hop: parameters.hop,
+                           bandEdges: BandEdges.logarithmic(from: parameters.lowestFrequency, to: parameters.sampleRate / 2,
+                                                            count: parameters.bandCount),
+                           rows: parameters.imageRows)
+    }
+
+    public func fingerprint(_ audio: Audio) -> AFAFingerprint {
+        let maker = imageMaker
+        let spectrogram = maker.spectrogram(audio.samples)
+        let encoder = RankOrderSignEncoder(topWavelets: parameters.topWavelets)
+        var words: [UInt64] = []
+        for start in maker.imageStarts(frameCount: spectrogram.rows, frameStride: parameters.imageRows) {
+            let wavelets = Haar.transform2D(maker.image(spectrogram, startingAt: start), form: .normalised)
+            words += encoder.encode(wavelets.values)
+        }
+        return AFAFingerprint(wordsPerSubFingerprint: encoder.wordCount, words: words,
+                              imageDuration: imageDuration, duration: audio.duration)
+    }
+
+    public func compare(query: AFAFingerprint, reference: AFAFingerprint) -> Comparison {
+        AFAMatcher.compare(query: query, reference: reference)
+    }
+}
+
+/// One 400-bit sub-fingerprint per non-overlapping spectral image.
+public struct AFAFingerprint: Fingerprint, Equatable {
+    public var wordsPerSubFingerprint: Int
+    public var words: [UInt64]
+    public var imageDuration: Double
+    public var duration: Double
+
+    public var subFingerprintCount: Int { words.count / wordsPerSubFingerprint }
+    /// 2 bits per kept wavelet: 50 bytes per sub-fingerprint at the defaults.
+    public var byteCount: Int { subFingerprintCount * 50 }
+
+    func subFingerprint(_ i: Int) -> ArraySlice<UInt64> {
+        words[(i * wordsPerSubFingerprint)..<((i + 1) * wordsPerSubFingerprint)]
+    }
+}

@@ -1,0 +1,74 @@
+import AudioIO
+import Foundation
+
+/// A fingerprint of any algorithm, as the engine and the CLI pass it around.
+public struct AnyFingerprint: Sendable {
+    public let algorithm: String
+    public let base: any Fingerprint
+
+    public var byteCount: Int { base.byteCount }
+    public var duration: Double { base.duration }
+    public var subFingerprintCount: Int { base.subFingerprintCount }
+}
+
+/// A type-erased algorithm: what the registry lists and the engine runs.
+/// Checks input once for every algorithm (sample rate, silence, length) so none can crash on it.
+public struct AnyAlgorithm: Sendable {
+    public let identifier: String
+    public let displayName: String
+    public let sampleRate: Double
+    public let profile: Profile
+    public let minimumDuration: Double
+    public let rawFigureName: String
+    private let fingerprintBody: @Sendable (Audio) -> any Fingerprint
+    private let compareBody: @Sendable (any Fingerprint, any Fingerprint) -> Comparison
+    private let decodeBody: @Sendable (Data) throws -> any Fingerprint
+
+    public init<A: FingerprintAlgorithm>(_ algorithm: A) {
+        identifier = algorithm.identifier
+        displayName = algorithm.displayName
+        sampleRate = algorithm.sampleRate
+        profile = algorithm.profile
+        minimumDuration = algorithm.minimumDuration
+        rawFigureName = algorithm.rawFigureName
+        fingerprintBody = { algorithm.fingerprint($0) }
+        compareBody = { query, reference in
+            algorithm.compare(query: query as! A.Print, reference: reference as! A.Print)
+        }
+        decodeBody = { try JSONDecoder().decode(A.Print.self, from: $0) }
+    }
+
+    /// Fingerprints mono audio at `sampleRate`, refusing silent or too-short input with a clear error.
+    public func fingerprint(_ audio: Audio) throws -> AnyFingerprint {
+        guard audio.sampleRate == sampleRate else {
+            throw FingerprintError.wrongSampleRate(got: audio.sampleRate, wanted: sampleRate)
+        }
+        guard audio.duration >= minimumDuration else {
+            throw FingerprintError.tooShort(duration: audio.duration, minimum: minimumDuration)
+        }
+        guard audio.samples.contains(where: { $0 != 0 }) else { throw FingerprintError.silent }
+        return AnyFingerprint(algorithm: identifier, base: fingerprintBody(audio))
+    }
+
+    /// Reads `path` (optionally a window of it) at the algorithm's rate and fingerprints it.
+    public func fingerprint(file path: String, window: TimeWindow? = nil) throws -> AnyFingerprint {
+        try fingerprint(AudioReader.read(path, sampleRate: sampleRate, window: window))
+    }
+
+    public func compare(query: AnyFingerprint, reference: AnyFingerprint) -> Comparison {
+        precondition(query.algorithm == identifier && reference.algorithm == identifier,
+                     "fingerprints of \(query.algorithm) and \(reference.algorithm) compared by \(identifier)")
+        return compareBody(query.base, reference.base)
+    }
+
+    /// JSON, as written by `fpbench fingerprint --output` and the fingerprint cache.
+    public func encode(_ fingerprint: AnyFingerprint) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(fingerprint.base)
+    }
+
+    public func decode(_ data: Data) throws -> AnyFingerprint {
+        AnyFingerprint(algorithm: identifier, base: try decodeBody(data))
+    }
+}

@@ -1,0 +1,68 @@
+import AudioIO
+
+/// What an algorithm emits for one recording: a sequence of sub-fingerprints with their timing.
+/// Codable, so fingerprints can be cached on disk and written as JSON.
+public protocol Fingerprint: Codable, Sendable {
+    /// Bytes a catalog has to store for this fingerprint (the payload, not Swift's overhead).
+    var byteCount: Int { get }
+    /// Seconds of audio the fingerprint covers.
+    var duration: Double { get }
+    /// How many sub-fingerprints it holds (AFA images, Haitsma-Kalker frames, constellation hashes, ...).
+    var subFingerprintCount: Int { get }
+}
+
+/// The result of comparing one query fingerprint with one reference fingerprint.
+public struct Comparison: Sendable, Codable, Equatable {
+    /// 0 ... 1, where 1 means identical.
+    public var score: Double
+    /// Where the query starts in the reference, in seconds (0 for algorithms that do not align).
+    public var offset: Double
+    /// The figure the algorithm reports natively (MAA's count of matching windows, a bit-error rate, ...).
+    public var rawFigure: Double
+
+    public init(score: Double, offset: Double, rawFigure: Double) {
+        self.score = score
+        self.offset = offset
+        self.rawFigure = rawFigure
+    }
+}
+
+/// The seam every algorithm plugs into. Vocabulary, used across the project:
+/// frame (one STFT window) -> sub-fingerprint (an algorithm's unit: a 400-bit image print, a 32-bit word,
+/// a peak-pair hash) -> fingerprint (a recording's sub-fingerprints) -> hit (a query sub-fingerprint that
+/// agrees with a reference's) -> comparison (query vs one reference) -> match (a catalog's ranked answer).
+public protocol FingerprintAlgorithm: Sendable {
+    associatedtype Print: Fingerprint
+
+    /// Short stable identifier used on the command line and in result files: "afa-thesis".
+    var identifier: String { get }
+    var displayName: String { get }
+    /// The sample rate the algorithm wants its mono input at.
+    var sampleRate: Double { get }
+    /// Every parameter, with provenance.
+    var profile: Profile { get }
+    /// The shortest input that yields a non-empty fingerprint, in seconds.
+    var minimumDuration: Double { get }
+    /// What `Comparison.rawFigure` counts: "matching windows", "bit-error rate", ...
+    var rawFigureName: String { get }
+
+    /// Fingerprints mono audio already at `sampleRate`.
+    func fingerprint(_ audio: Audio) -> Print
+    func compare(query: Print, reference: Print) -> Comparison
+}
+
+/// Input an algorithm cannot fingerprint; checked once for all algorithms in `AnyAlgorithm`.
+public enum FingerprintError: Error, Equatable, CustomStringConvertible {
+    case tooShort(duration: Double, minimum: Double)
+    case silent
+    case wrongSampleRate(got: Double, wanted: Double)
+
+    public var description: String {
+        switch self {
+        case .tooShort(let d, let m):
+            return "too short: \(String(format: "%.3f", d)) s of audio, the algorithm needs at least \(String(format: "%.3f", m)) s"
+        case .silent: return "silent: every sample is zero, there is nothing to fingerprint"
+        case .wrongSampleRate(let got, let wanted): return "audio is at \(got) Hz, the algorithm wants \(wanted) Hz"
+        }
+    }
+}

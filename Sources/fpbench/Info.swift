@@ -1,0 +1,41 @@
+import ArgumentParser
+import AudioIO
+import Foundation
+
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print each audio file's format, channels, sample rate, duration, peak and RMS level.",
+        discussion: """
+        Reads WAV, FLAC, OGG/Vorbis, Opus and MP3 (through libsndfile). Levels are in dBFS over every \
+        channel's samples. A file that cannot be read gets one line naming it and the reason; the other \
+        files are still printed, and the exit code is 1 when any file failed.
+
+        Example: fpbench info Datasets/ci/audio/*.wav
+        """)
+
+    @Argument(help: "Audio files to describe.")
+    var files: [String]
+
+    func run() throws {
+        var failures = 0
+        for path in files {
+            do {
+                let info = try AudioReader.info(path)
+                print("\(path): \(info.format), \(info.channels) ch, \(Int(info.sampleRate)) Hz, "
+                      + String(format: "%.3f s, peak %.1f dBFS, RMS %.1f dBFS", info.duration, info.peakDBFS, info.rmsDBFS))
+            } catch {
+                failures += 1
+                printError("\(error)")
+            }
+        }
+        if failures > 0 {
+            printError("\(failures) of \(files.count) files could not be read")
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// One line on standard error.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data(("error: " + line + "\n").utf8))
+}

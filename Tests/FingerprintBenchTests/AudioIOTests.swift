@@ -1,0 +1,122 @@
+@testable import AudioIO
+import DSP
+import Foundation
+import Testing
+
+@Suite struct AudioRoundTripTests {
+    /// One second of a chord at 44.1 kHz, quantised to 16 bits so lossless formats must return it exactly.
+    let chord: Audio = {
+        let a = sine(frequency: 440, amplitude: 0.3, duration: 1, sampleRate: 44_100)
+        let b = sine(frequency: 1250, amplitude: 0.2, duration: 1, sampleRate: 44_100)
+        return Audio(samples: zip(a.samples, b.samples).map { (($0 + $1) * 32768).rounded() / 32768 }, sampleRate: 44_100)
+    }()
+
+    @Test(arguments: ["wav", "flac"]) func losslessIsExact(ext: String) throws {
+        let path = temporaryFolder().appendingPathComponent("chord.\(ext)").path
+        try AudioWriter.write(chord, to: path)
+        let back = try AudioReader.read(path)
+        #expect(back == chord)
+    }
+
+    @Test(arguments: ["ogg", "mp3"]) func lossyKeepsTheSignal(ext: String) throws {
+        let path = temporaryFolder().appendingPathComponent("chord.\(ext)").path
+        try AudioWriter.write(chord, to: path)
+        let back = try AudioReader.read(path)
+        #expect(back.sampleRate == 44_100)
+        // Codec padding: at most one MP3 granule pair (2 × 1,152) plus the encoder delay.
+        #expect(abs(back.samples.count - chord.samples.count) <= 3_500)
+        // Decoders may add a delay: take the best-aligned correlation within ±2,000 samples.
+        let best = stride(from: -2000, through: 2000, by: 1).map { lag -> Double in
+            let a = lag >= 0 ? Array(back.samples.dropFirst(lag)) : back.samples
+            let b = lag >= 0 ? chord.samples : Array(chord.samples.dropFirst(-lag))
+            let n = min(a.count, b.count) - 4000
+            return correlation(Array(a[2000..<n]), Array(b[2000..<n]))
+        }.max()!
+        #expect(best > 0.99)
+    }
+
+    @Test func resamplingKeepsPitchAndDuration() throws {
+        let path = temporaryFolder().appendingPathComponent("tone.wav").path
+        try AudioWriter.write(sine(frequency: 1000, duration: 3, sampleRate: 44_100), to: path)
+        let low = try AudioReader.read(path, sampleRate: 5512)
+        #expect(low.sampleRate == 5512)
+        #expect(abs(low.samples.count - 3 * 5512) <= 1)
+        #expect(abs(peakFrequency(low) - 1000) < 2)
+    }
+
+    @Test func aWindowReadEqualsTheSliceOfAFullRead() throws {
+        let path = temporaryFolder().appendingPathComponent("chord.flac").path
+        try AudioWriter.write(chord, to: path)
+        let full = try AudioReader.read(path)
+        let window = try AudioReader.read(path, window: TimeWindow(start: 0.25, duration: 0.5))
+        #expect(window.samples == Array(full.samples[11_025..<33_075]))
+    }
+
+    @Test func stereoIsMixedToTheMeanOfItsChannels() throws {
+        var mono = [Float](repeating: 0, count: 3)
+        let interleaved: [Float] = [1, 0, 0.5, 0.5, -1, 0]
+        interleaved.withUnsafeBufferPointer { AudioReader.mixdown($0, channels: 2, into: &mono) }
+        #expect(mono == [0.5, 0.5, -0.5])
+    }
+}
+
+@Suite struct AudioErrorTests {
+    let folder = temporaryFolder()
+
+    func expectError(_ path: String, _ matches: (AudioError) -> Bool) {
+        do {
+            _ = try AudioReader.read(path)
+            Issue.record("expected an error for \(path)")
+        } catch let error as AudioError {
+            #expect(matches(error), "got \(error)")
+            #expect(error.path == path)
+            #expect(error.description.hasPrefix(path))
+        } catch {
+            Issue.record("untyped error \(error)")
+        }
+    }
+
+    @Test func missingFile() {
+        expectError(folder.appendingPathComponent("nope.wav").path) { if case .missing = $0 { true } else { false } }
+    }
+
+    @Test func unsupportedFormat() throws {
+        let path = folder.appendingPathComponent("song.m4a").path
+        try Data(repeating: 1, count: 100).write(to: URL(fileURLWithPath: path))
+        expectError(path) { if case .unsupported = $0 { true } else { false } }
+    }
+
+    @Test func corruptFile() throws {
+        let path = folder.appendingPathComponent("corrupt.wav").path
+        try Data((0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: path))
+        expectError(path) {
+            switch $0 { case .unsupported, .unreadable: true; default: false }
+        }
+    }
+
+    @Test func emptyFile() throws {
+        let path = folder.appendingPathComponent("empty.wav").path
+        try Data().write(to: URL(fileURLWithPath: path))
+        expectError(path) { if case .empty = $0 { true } else { false } }
+    }
+
+    @Test func zeroFrames() throws {
+        let path = folder.appendingPathComponent("zero.wav").path
+        try floatWAV([]).write(to: URL(fileURLWithPath: path))
+        expectError(path) { if case .empty = $0 { true } else { false } }
+    }
+
+    @Test func nonFiniteSamples() throws {
+        let path = folder.appendingPathComponent("nan.wav").path
+        try floatWAV([0, 0.5, .nan, 0.1]).write(to: URL(fileURLWithPath: path))
+        expectError(path) { if case .nonFinite(_, let frame) = $0 { frame == 2 } else { false } }
+    }
+
+    @Test func windowBeyondTheEnd() throws {
+        let path = folder.appendingPathComponent("short.wav").path
+        try AudioWriter.write(sine(frequency: 440, duration: 1, sampleRate: 8000), to: path)
+        #expect(throws: AudioError.windowOutOfRange(path: path, window: TimeWindow(start: 0.5, duration: 1), fileDuration: 1)) {
+            _ = try AudioReader.read(path, window: TimeWindow(start: 0.5, duration: 1))
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import AudioIO
+import DSP
+import Foundation
+
+/// A fresh folder under the system's temporary directory for one test.
+func temporaryFolder() -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-test-\(UUID().uuidString)")
+    try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// A sine of `frequency` Hz at `amplitude`, `duration` seconds long.
+func sine(frequency: Double, amplitude: Double = 0.5, duration: Double, sampleRate: Double) -> Audio {
+    let count = Int(duration * sampleRate)
+    return Audio(samples: (0..<count).map { Float(amplitude * sin(2 * .pi * frequency * Double($0) / sampleRate)) },
+                 sampleRate: sampleRate)
+}
+
+/// Pearson correlation of two equally long signals.
+func correlation(_ a: [Float], _ b: [Float]) -> Double {
+    let n = min(a.count, b.count)
+    let ma = a[..<n].reduce(0.0) { $0 + Double($1) } / Double(n)
+    let mb = b[..<n].reduce(0.0) { $0 + Double($1) } / Double(n)
+    var sab = 0.0, saa = 0.0, sbb = 0.0
+    for i in 0..<n {
+        let x = Double(a[i]) - ma, y = Double(b[i]) - mb
+        sab += x * y; saa += x * x; sbb += y * y
+    }
+    return sab / (saa * sbb).squareRoot()
+}
+
+/// The frequency of the loudest FFT bin of `audio`.
+func peakFrequency(_ audio: Audio) -> Double {
+    let fft = RealFFT(size: audio.samples.count)
+    let spectrum = fft.spectrum(audio.samples)
+    let magnitudes = spectrum.map { $0.re * $0.re + $0.im * $0.im }
+    let k = magnitudes.indices.max { magnitudes[$0] < magnitudes[$1] }!
+    return Double(k) * audio.sampleRate / Double(audio.samples.count)
+}
+
+/// A 32-bit float WAV file written byte by byte, so tests can store values libsndfile would refuse (NaN).
+func floatWAV(_ samples: [Float], sampleRate: Int = 8000) -> Data {
+    var data = Data()
+    func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+    data.append(contentsOf: Array("RIFF".utf8)); append(UInt32(36 + samples.count * 4))
+    data.append(contentsOf: Array("WAVEfmt ".utf8)); append(UInt32(16)); append(UInt16(3)); append(UInt16(1))
+    append(UInt32(sampleRate)); append(UInt32(sampleRate * 4)); append(UInt16(4)); append(UInt16(32))
+    data.append(contentsOf: Array("data".utf8)); append(UInt32(samples.count * 4))
+    for s in samples { append(s.bitPattern) }
+    return data
+}
+
+/// The directory holding the small real-audio test dataset (fetched by scripts/fetch-test-data.sh).
+let testDataRoot: URL = {
+    if let path = ProcessInfo.processInfo.environment["FPBENCH_TEST_DATA"] { return URL(fileURLWithPath: path) }
+    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Datasets/ci/audio")
+}()
