@@ -16,22 +16,23 @@ public enum HaarForm: String, Sendable, Codable {
 }
 
 public enum Haar {
-    /// Full 1-D decomposition in place of `count` (a power of two) values spaced `stride` apart.
-    /// Result layout: overall average first, then details from the coarsest to the finest.
+    /// Full 1-D decomposition in place of `count` (a power of two) values spaced `stride` apart, using
+    /// `scratch` (at least `count` values). Layout: overall average first, then details coarsest to finest.
     public static func transform(_ data: UnsafeMutablePointer<Float>, count: Int, stride: Int = 1,
-                                 form: HaarForm, scratch: inout [Float]) {
+                                 form: HaarForm, scratch: UnsafeMutablePointer<Float>) {
         precondition(count > 0 && count & (count - 1) == 0, "Haar length must be a power of two")
-        if scratch.count < count { scratch = [Float](repeating: 0, count: count) }
         let factor = form.factor
+        // Hot loop (once per image row and column): wrapping index arithmetic, the bounds are known.
+        for i in 0..<count { scratch[i] = data[i &* stride] }
         var length = count
         while length > 1 {
             let half = length / 2
             for i in 0..<half {
-                let a = data[2 * i * stride], b = data[(2 * i + 1) * stride]
-                scratch[i] = (a + b) * factor
-                scratch[half + i] = (a - b) * factor
+                let a = scratch[2 &* i], b = scratch[2 &* i &+ 1]
+                data[i &* stride] = (a + b) * factor
+                data[(half &+ i) &* stride] = (a - b) * factor
             }
-            for i in 0..<length { data[i * stride] = scratch[i] }
+            for i in 0..<half { scratch[i] = data[i &* stride] }
             length = half
         }
     }
@@ -39,22 +40,26 @@ public enum Haar {
     /// 1-D decomposition of an array.
     public static func transform(_ values: [Float], form: HaarForm) -> [Float] {
         var result = values
-        var scratch: [Float] = []
-        result.withUnsafeMutableBufferPointer { transform($0.baseAddress!, count: $0.count, form: form, scratch: &scratch) }
+        var scratch = [Float](repeating: 0, count: values.count)
+        result.withUnsafeMutableBufferPointer { data in
+            scratch.withUnsafeMutableBufferPointer { transform(data.baseAddress!, count: data.count, form: form, scratch: $0.baseAddress!) }
+        }
         return result
     }
 
     /// Standard 2-D decomposition: every row fully decomposed, then every column.
     public static func transform2D(_ image: Matrix, form: HaarForm) -> Matrix {
         var result = image
-        var scratch: [Float] = []
+        var scratch = [Float](repeating: 0, count: max(image.rows, image.columns))
         result.values.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            for row in 0..<image.rows {
-                transform(base + row * image.columns, count: image.columns, form: form, scratch: &scratch)
-            }
-            for column in 0..<image.columns {
-                transform(base + column, count: image.rows, stride: image.columns, form: form, scratch: &scratch)
+            scratch.withUnsafeMutableBufferPointer { scratchBuffer in
+                let base = buffer.baseAddress!, temporary = scratchBuffer.baseAddress!
+                for row in 0..<image.rows {
+                    transform(base + row * image.columns, count: image.columns, form: form, scratch: temporary)
+                }
+                for column in 0..<image.columns {
+                    transform(base + column, count: image.rows, stride: image.columns, form: form, scratch: temporary)
+                }
             }
         }
         return result

@@ -50,11 +50,8 @@ func timeWindow(start: Double?, duration: Double?) throws -> TimeWindow? {
 
 /// Runs `body`, turning any error into one line naming `file` and a failing exit code.
 func reportingFailure<T>(_ file: String, _ body: () throws -> T) throws -> T {
-    do { return try body() } catch let error as AudioError {
-        printError("\(error)")
-        throw ExitCode.failure
-    } catch {
-        printError("\(file): \(error)")
+    do { return try body() } catch {
+        printError(describe(error, file: file))
         throw ExitCode.failure
     }
 }

@@ -24,7 +24,7 @@ struct RealRecording: Sendable, CustomStringConvertible {
 
     /// A 4 s query starting `offset` seconds into the reference window.
     func crop(_ algorithm: AnyAlgorithm, offset: Double) throws -> AnyFingerprint {
-        try algorithm.fingerprint(file: path, window: TimeWindow(start: referenceStart + offset, duration: 4))
+        try algorithm.fingerprint(file: path, window: TimeWindow(start: referenceStart + offset, duration: 4), role: .query)
     }
 }
 

@@ -17,26 +17,17 @@ enum AFAMatcher {
         return (hits, possible)
     }
 
-    /// Slides the shorter fingerprint over the longer in whole sub-fingerprint steps and keeps the best mean
-    /// similarity. The offset is positive when the query starts inside the reference.
+    /// The best mean similarity over whole-sub-fingerprint offsets; the offset is positive when the
+    /// query starts inside the reference.
     static func compare(query: AFAFingerprint, reference: AFAFingerprint) -> Comparison {
-        let q = query.subFingerprintCount, r = reference.subFingerprintCount
-        guard q > 0, r > 0 else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
-        let overlap = min(q, r)
-        var best = Comparison(score: -1, offset: 0, rawFigure: 0)
-        for shift in 0...(max(q, r) - overlap) {
-            var total = 0.0
-            for i in 0..<overlap {
-                let (hits, possible) = similarity(query.subFingerprint(q <= r ? i : i + shift),
-                                                  reference.subFingerprint(q <= r ? i + shift : i))
-                total += possible > 0 ? Double(hits) / Double(possible) : 0
-            }
-            let mean = total / Double(overlap)
-            if mean > best.score {
-                let offset = Double(q <= r ? shift : -shift) * query.imageDuration
-                best = Comparison(score: mean, offset: offset, rawFigure: mean)
-            }
+        let best = bestAlignment(queryCount: query.subFingerprintCount, referenceCount: reference.subFingerprintCount) {
+            queryStart, referenceStart, length in
+            (0..<length).reduce(0.0) { total, i in
+                let (hits, possible) = similarity(query.subFingerprint(queryStart + i), reference.subFingerprint(referenceStart + i))
+                return total + (possible > 0 ? Double(hits) / Double(possible) : 0)
+            } / Double(length)
         }
-        return best
+        guard let best else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
+        return Comparison(score: best.score, offset: Double(best.shift) * query.imageDuration, rawFigure: best.score)
     }
 }

@@ -45,6 +45,8 @@ public struct AFAThesis: FingerprintAlgorithm {
                       source: "\(Source.thesis), AFA code: rank order, position lost (quirk reproduced)"),
             Parameter("similarity", "hits / possible hits over bit pairs set in the query; max over whole-image offsets",
                       source: "\(Source.thesis), AFA: sub-fingerprint and fingerprint similarity (the server's missing offset not copied)"),
+            Parameter("catalogThreshold", "none: the best reference is the answer",
+                      source: "\(Source.thesis): the server answers with the best match and its percentage"),
         ])
     }
 
@@ -55,7 +57,7 @@ public struct AFAThesis: FingerprintAlgorithm {
                            rows: parameters.imageRows)
     }
 
-    public func fingerprint(_ audio: Audio) -> AFAFingerprint {
+    public func fingerprint(_ audio: Audio, role: FingerprintRole) -> AFAFingerprint {
         let maker = imageMaker
         let spectrogram = maker.spectrogram(audio.samples)
         let encoder = RankOrderSignEncoder(topWavelets: parameters.topWavelets)
@@ -67,6 +69,9 @@ public struct AFAThesis: FingerprintAlgorithm {
         return AFAFingerprint(wordsPerSubFingerprint: encoder.wordCount, words: words,
                               imageDuration: imageDuration, duration: audio.duration)
     }
+
+    /// The thesis answers with the best reference whatever its score: every comparison is a match.
+    public func isMatch(_ comparison: Comparison) -> Bool { true }
 
     public func compare(query: AFAFingerprint, reference: AFAFingerprint) -> Comparison {
         AFAMatcher.compare(query: query, reference: reference)

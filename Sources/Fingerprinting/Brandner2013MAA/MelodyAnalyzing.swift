@@ -41,12 +41,17 @@ public struct MelodyAnalyzing: FingerprintAlgorithm {
                       source: "\(Source.thesis), MAA: no filtering, no time alignment"),
             Parameter("score", "matching windows / windows compared",
                       source: "our choice: the thesis reports the count; normalised so it sits beside other algorithms"),
+            Parameter("catalogThreshold", "none: the best reference is the answer",
+                      source: "\(Source.thesis): the server answers with the best match and its percentage"),
         ])
     }
 
-    public func fingerprint(_ audio: Audio) -> MAAFingerprint {
+    public func fingerprint(_ audio: Audio, role: FingerprintRole) -> MAAFingerprint {
         LoudestFrequencyExtractor(parameters: parameters).fingerprint(audio)
     }
+
+    /// The thesis answers with the best reference whatever its score: every comparison is a match.
+    public func isMatch(_ comparison: Comparison) -> Bool { true }
 
     public func compare(query: MAAFingerprint, reference: MAAFingerprint) -> Comparison {
         let compared = min(query.windowCount, reference.windowCount)

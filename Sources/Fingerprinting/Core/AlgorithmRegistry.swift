@@ -3,6 +3,9 @@ public enum AlgorithmRegistry {
     public static let all: [AnyAlgorithm] = [
         AnyAlgorithm(MelodyAnalyzing()),
         AnyAlgorithm(AFAThesis()),
+        AnyAlgorithm(Waveprint()),
+        AnyAlgorithm(Constellation()),
+        AnyAlgorithm(HaitsmaKalker()),
     ]
 
     public static var identifiers: [String] { all.map(\.identifier) }

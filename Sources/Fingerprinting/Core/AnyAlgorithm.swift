@@ -20,7 +20,9 @@ public struct AnyAlgorithm: Sendable {
     public let profile: Profile
     public let minimumDuration: Double
     public let rawFigureName: String
-    private let fingerprintBody: @Sendable (Audio) -> any Fingerprint
+    private let fingerprintBody: @Sendable (Audio, FingerprintRole) -> any Fingerprint
+    private let isMatchBody: @Sendable (Comparison) -> Bool
+    private let makeIndexBody: @Sendable () -> any AnyIndexBox
     private let compareBody: @Sendable (any Fingerprint, any Fingerprint) -> Comparison
     private let decodeBody: @Sendable (Data) throws -> any Fingerprint
 
@@ -31,7 +33,9 @@ public struct AnyAlgorithm: Sendable {
         profile = algorithm.profile
         minimumDuration = algorithm.minimumDuration
         rawFigureName = algorithm.rawFigureName
-        fingerprintBody = { algorithm.fingerprint($0) }
+        fingerprintBody = { algorithm.fingerprint($0, role: $1) }
+        isMatchBody = { algorithm.isMatch($0) }
+        makeIndexBody = { IndexBox(algorithm.makeIndex()) }
         compareBody = { query, reference in
             algorithm.compare(query: query as! A.Print, reference: reference as! A.Print)
         }
@@ -39,7 +43,7 @@ public struct AnyAlgorithm: Sendable {
     }
 
     /// Fingerprints mono audio at `sampleRate`, refusing silent or too-short input with a clear error.
-    public func fingerprint(_ audio: Audio) throws -> AnyFingerprint {
+    public func fingerprint(_ audio: Audio, role: FingerprintRole = .reference) throws -> AnyFingerprint {
         guard audio.sampleRate == sampleRate else {
             throw FingerprintError.wrongSampleRate(got: audio.sampleRate, wanted: sampleRate)
         }
@@ -47,12 +51,12 @@ public struct AnyAlgorithm: Sendable {
             throw FingerprintError.tooShort(duration: audio.duration, minimum: minimumDuration)
         }
         guard audio.samples.contains(where: { $0 != 0 }) else { throw FingerprintError.silent }
-        return AnyFingerprint(algorithm: identifier, base: fingerprintBody(audio))
+        return AnyFingerprint(algorithm: identifier, base: fingerprintBody(audio, role))
     }
 
     /// Reads `path` (optionally a window of it) at the algorithm's rate and fingerprints it.
-    public func fingerprint(file path: String, window: TimeWindow? = nil) throws -> AnyFingerprint {
-        try fingerprint(AudioReader.read(path, sampleRate: sampleRate, window: window))
+    public func fingerprint(file path: String, window: TimeWindow? = nil, role: FingerprintRole = .reference) throws -> AnyFingerprint {
+        try fingerprint(AudioReader.read(path, sampleRate: sampleRate, window: window), role: role)
     }
 
     public func compare(query: AnyFingerprint, reference: AnyFingerprint) -> Comparison {
@@ -60,6 +64,10 @@ public struct AnyAlgorithm: Sendable {
                      "fingerprints of \(query.algorithm) and \(reference.algorithm) compared by \(identifier)")
         return compareBody(query.base, reference.base)
     }
+
+    public func isMatch(_ comparison: Comparison) -> Bool { isMatchBody(comparison) }
+
+    func makeIndex() -> any AnyIndexBox { makeIndexBody() }
 
     /// JSON, as written by `fpbench fingerprint --output` and the fingerprint cache.
     public func encode(_ fingerprint: AnyFingerprint) throws -> Data {

@@ -46,9 +46,27 @@ public protocol FingerprintAlgorithm: Sendable {
     /// What `Comparison.rawFigure` counts: "matching windows", "bit-error rate", ...
     var rawFigureName: String { get }
 
-    /// Fingerprints mono audio already at `sampleRate`.
-    func fingerprint(_ audio: Audio) -> Print
+    /// Fingerprints mono audio already at `sampleRate`. Queries may be fingerprinted more densely
+    /// than references (Waveprint does); most algorithms ignore the role.
+    func fingerprint(_ audio: Audio, role: FingerprintRole) -> Print
     func compare(query: Print, reference: Print) -> Comparison
+
+    /// Whether a comparison is good enough to call a match; below it a catalog answers "no match".
+    /// The threshold is part of `profile`.
+    func isMatch(_ comparison: Comparison) -> Bool
+
+    /// The catalog index for this algorithm's fingerprints; brute force unless the algorithm has a real one.
+    associatedtype Index: FingerprintIndex = BruteForceIndex<Print> where Index.Print == Print
+    func makeIndex() -> Index
+}
+
+extension FingerprintAlgorithm where Index == BruteForceIndex<Print> {
+    public func makeIndex() -> Index { BruteForceIndex() }
+}
+
+/// Whether audio is a reference (stored in a catalog) or a query (looked up).
+public enum FingerprintRole: String, Sendable, Codable {
+    case reference, query
 }
 
 /// Input an algorithm cannot fingerprint; checked once for all algorithms in `AnyAlgorithm`.

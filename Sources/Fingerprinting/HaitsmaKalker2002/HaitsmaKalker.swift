@@ -1,0 +1,82 @@
+import AudioIO
+import DSP
+
+/// The Philips robust hash (Haitsma & Kalker 2002): 32 bits per frame from the signs of energy
+/// differences across 33 bands and consecutive frames; compared by bit-error rate at the best alignment.
+public struct HaitsmaKalker: FingerprintAlgorithm {
+    public struct Parameters: Sendable, Codable, Equatable {
+        public var sampleRate = 5512.0
+        public var frameSize = 2048
+        public var hop = 64
+        public var bandCount = 33
+        public var lowestFrequency = 300.0
+        public var highestFrequency = 2000.0
+        /// Blocks of 256 sub-fingerprints (about 3 s) are the unit the paper thresholds.
+        public var blockSize = 256
+        public var berThreshold = 0.35
+
+        public init() {}
+    }
+
+    public var parameters: Parameters
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    public var identifier: String { "haitsma-kalker" }
+    public var displayName: String { "Philips robust hash (Haitsma & Kalker 2002)" }
+    public var sampleRate: Double { parameters.sampleRate }
+    public var rawFigureName: String { "bit-error rate" }
+    /// Two frames give the first sub-fingerprint.
+    public var minimumDuration: Double { Double(parameters.frameSize + parameters.hop) / sampleRate }
+    var frameDuration: Double { Double(parameters.hop) / sampleRate }
+
+    public var profile: Profile {
+        let p = parameters, hk = Source.haitsmaKalker
+        return Profile([
+            Parameter("sampleRate", p.sampleRate, source: "\(hk), §4.2: audio downsampled to 5 kHz (5,512 Hz as in the reference implementations)"),
+            Parameter("frameSize", p.frameSize, source: "\(hk), §4.2: frames of 0.37 s (2,048 samples)"),
+            Parameter("hop", p.hop, source: "\(hk), §4.2: overlap 31/32 (11.6 ms)"),
+            Parameter("window", "hann", source: "\(hk), §4.2: frames weighted by a Hanning window"),
+            Parameter("bands", "\(p.bandCount) logarithmic, \(p.lowestFrequency)-\(p.highestFrequency) Hz, energy = summed power",
+                      source: "\(hk), §4.2: 33 non-overlapping logarithmically spaced bands, 300-2,000 Hz"),
+            Parameter("bits", "F(n,m) = 1 iff E(n,m) - E(n,m+1) - (E(n-1,m) - E(n-1,m+1)) > 0, 32 per frame",
+                      source: "\(hk), §4.2, equation (1)"),
+            Parameter("blockSize", p.blockSize, source: "\(hk), §4.2: fingerprint blocks of 256 sub-fingerprints (3 s)"),
+            Parameter("berThreshold", p.berThreshold, source: "\(hk), §4.3: a match when the block's bit-error rate is below 0.35"),
+            Parameter("search", "candidates from exact 32-bit sub-fingerprint matches; best alignment over every offset",
+                      source: "\(hk), §5.1: lookup by exact sub-fingerprint matches (weakest-bit flipping not implemented)"),
+            Parameter("score", "1 - BER at the best alignment", source: "our choice: 1 means identical, as for every algorithm"),
+        ])
+    }
+
+    public func fingerprint(_ audio: Audio, role: FingerprintRole) -> HKFingerprint {
+        let p = parameters
+        let stft = STFT(frameSize: p.frameSize, hop: p.hop, window: .hann)
+        let bands = BandMapper(edges: BandEdges.logarithmic(from: p.lowestFrequency, to: p.highestFrequency, count: p.bandCount),
+                               fftSize: p.frameSize, sampleRate: p.sampleRate)
+        // Summed power (energy) per band; BandMapper gives the mean, so scale back by the bin count.
+        let energies = stft.map(audio.samples, columns: p.bandCount) { power, row in
+            for (band, range) in bands.binRanges.enumerated() {
+                row[row.startIndex + band] = range.reduce(Float(0)) { $0 + power[$1] }
+            }
+        }
+        return HKFingerprint(words: EnergyDifferenceHasher.words(energies), frameDuration: frameDuration, duration: audio.duration)
+    }
+
+    public func compare(query: HKFingerprint, reference: HKFingerprint) -> Comparison {
+        BitErrorMatcher.compare(query: query, reference: reference)
+    }
+
+    public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure < parameters.berThreshold }
+
+    public func makeIndex() -> SubFingerprintLookup { SubFingerprintLookup() }
+}
+
+/// One 32-bit word per frame after the first.
+public struct HKFingerprint: Fingerprint, Equatable {
+    public var words: [UInt32]
+    public var frameDuration: Double
+    public var duration: Double
+
+    public var subFingerprintCount: Int { words.count }
+    public var byteCount: Int { words.count * 4 }
+}

@@ -1,0 +1,87 @@
+import AudioIO
+import DSP
+
+/// Shazam-style constellation hashing (Wang 2003): spectrogram peaks, anchor-target pairs hashed as
+/// (f1, df, dt), matched by a histogram of time offsets. Where the paper gives no number, audfprint's
+/// published defaults are used.
+public struct Constellation: FingerprintAlgorithm {
+    public struct Parameters: Sendable, Codable, Equatable {
+        public var sampleRate = 11_025.0
+        public var fftSize = 512
+        public var hop = 256
+        /// A peak is the largest value within ±this many bins ...
+        public var peakBinRadius = 10
+        /// ... and ±this many frames.
+        public var peakFrameRadius = 3
+        public var peaksPerFrame = 5
+        /// Peaks more than this far below the recording's loudest bin are ignored.
+        public var peakFloorDecibels = 60.0
+        public var fanOut = 3
+        public var minimumTimeDelta = 2
+        public var maximumTimeDelta = 63
+        public var maximumFrequencyDelta = 31
+        public var minimumAlignedHashes = 5
+
+        public init() {}
+    }
+
+    public var parameters: Parameters
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    public var identifier: String { "constellation" }
+    public var displayName: String { "Constellation hashing (Wang 2003)" }
+    public var sampleRate: Double { parameters.sampleRate }
+    public var rawFigureName: String { "time-aligned matching hashes" }
+    public var minimumDuration: Double { Double(parameters.fftSize + parameters.hop * parameters.minimumTimeDelta) / sampleRate }
+    var frameDuration: Double { Double(parameters.hop) / sampleRate }
+
+    public var profile: Profile {
+        let p = parameters, a = Source.audfprint, w = Source.wang
+        return Profile([
+            Parameter("sampleRate", p.sampleRate, source: "\(a): 11,025 Hz (\(w) gives 8 kHz)"),
+            Parameter("fftSize", p.fftSize, source: "\(a): 512-point FFT"),
+            Parameter("hop", p.hop, source: "\(a): hop 256 (23.2 ms)"),
+            Parameter("window", "hann", source: "\(a): Hann-windowed STFT"),
+            Parameter("peakNeighbourhood", "±\(p.peakBinRadius) bins × ±\(p.peakFrameRadius) frames",
+                      source: "our choice: a shift-invariant local-maximum filter (\(w) §2.1 asks only for local maxima and a uniform density)"),
+            Parameter("peaksPerFrame", p.peaksPerFrame, source: "\(a): at most 5 peaks per frame"),
+            Parameter("peakFloor", "\(p.peakFloorDecibels) dB below the loudest bin",
+                      source: "our choice: keeps silence and dither from producing peaks"),
+            Parameter("fanOut", p.fanOut, source: "\(a): fan-out 3 (\(w) §2.2 uses F = 10)"),
+            Parameter("targetZone", "dt \(p.minimumTimeDelta)-\(p.maximumTimeDelta) frames, |df| <= \(p.maximumFrequencyDelta) bins",
+                      source: "\(a): pairs within ±31 bins and 2-63 frames"),
+            Parameter("hash", PeakPairHash.layoutDescription, source: "\(a): 20-bit hash f1 (8) | df (6) | dt (6)"),
+            Parameter("matching", "histogram of (reference time - query time); hits within ±1 frame of the best offset count",
+                      source: "\(w) §2.3: time-offset histogram; the ±1 frame is our choice, for crops that fall between frames"),
+            Parameter("minimumAlignedHashes", p.minimumAlignedHashes, source: "\(a): a match needs at least 5 time-consistent hashes"),
+            Parameter("score", "aligned hits / query hashes", source: "our choice: the share of the query explained"),
+        ])
+    }
+
+    public func fingerprint(_ audio: Audio, role: FingerprintRole) -> ConstellationFingerprint {
+        let peaks = PeakPicker(parameters: parameters).peaks(audio.samples)
+        let pairs = PeakPairHash.pairs(peaks, parameters: parameters)
+        return ConstellationFingerprint(hashes: pairs.map(\.hash), times: pairs.map(\.time),
+                                        frameDuration: frameDuration, duration: audio.duration)
+    }
+
+    public func compare(query: ConstellationFingerprint, reference: ConstellationFingerprint) -> Comparison {
+        OffsetHistogramMatcher.compare(query: query, reference: reference)
+    }
+
+    public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure >= Double(parameters.minimumAlignedHashes) }
+
+    public func makeIndex() -> InvertedHashIndex { InvertedHashIndex() }
+}
+
+/// Peak-pair hashes with the frame of their anchor peak, in time order.
+public struct ConstellationFingerprint: Fingerprint, Equatable {
+    public var hashes: [UInt32]
+    public var times: [UInt32]
+    public var frameDuration: Double
+    public var duration: Double
+
+    public var subFingerprintCount: Int { hashes.count }
+    /// A 20-bit hash and an anchor time, stored as 4 + 4 bytes.
+    public var byteCount: Int { hashes.count * 8 }
+}

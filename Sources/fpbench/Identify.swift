@@ -1,0 +1,58 @@
+import ArgumentParser
+import AudioIO
+import Fingerprinting
+import Foundation
+
+struct Identify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Search a catalog of references for each query: ranked matches, or \"no match\".",
+        discussion: """
+        Fingerprints every --catalog file as a reference, indexes them with the algorithm's own index \
+        (LSH buckets for waveprint, an inverted hash table for constellation, a sub-fingerprint lookup for \
+        haitsma-kalker, brute force for the thesis algorithms), then prints each query's matches best first. \
+        A query whose best comparison is below the algorithm's threshold gets "no match" (see \
+        `fpbench algorithms` for each threshold). Also prints the catalog's memory per hour of audio.
+
+        Example: fpbench identify -a constellation --catalog Datasets/ci/audio/*.wav -- query.wav
+        """)
+
+    @OptionGroup var algorithm: AlgorithmOption
+    @Option(name: .long, parsing: .upToNextOption, help: "Reference recordings.") var catalog: [String]
+    @Argument(help: "Query recordings.") var queries: [String]
+    @Option(help: "Matches to print per query.") var limit = 5
+
+    func run() throws {
+        let algorithm = try algorithm.resolve()
+        let index = Catalog(algorithm: algorithm)
+        var failures = 0
+        for path in catalog {
+            do { index.add(try algorithm.fingerprint(file: path), name: path) } catch {
+                failures += 1
+                printError(describe(error, file: path))
+            }
+        }
+        let hours = index.duration / 3600
+        print("catalog: \(index.names.count) references, \(String(format: "%.1f", index.duration)) s, "
+              + "\(index.byteCount) bytes (\(String(format: "%.2f", Double(index.byteCount) / 1_048_576 / max(hours, 1e-9))) MiB per hour of audio)")
+        for path in queries {
+            do {
+                let matches = index.search(try algorithm.fingerprint(file: path, role: .query), limit: limit)
+                print("\(path):")
+                if matches.isEmpty { print("  no match") }
+                for (rank, match) in matches.enumerated() {
+                    print("  \(rank + 1). \(match.reference)  score \(String(format: "%.1f", 100 * match.comparison.score)) %  "
+                          + "offset \(String(format: "%.3f", match.comparison.offset)) s  \(algorithm.rawFigureName) \(String(format: "%g", match.comparison.rawFigure))")
+                }
+            } catch {
+                failures += 1
+                printError(describe(error, file: path))
+            }
+        }
+        if failures > 0 { throw ExitCode.failure }
+    }
+}
+
+/// One line naming the file and the reason.
+func describe(_ error: Error, file: String) -> String {
+    error is AudioError ? "\(error)" : "\(file): \(error)"
+}
