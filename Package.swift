@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // FingerprintBench: compare audio-fingerprint algorithms on real audio, reproducibly.
-// Layers, one way: C libraries -> AudioIO -> DSP -> Fingerprinting -> fpbench.
+// Layers, one way: C libraries -> AudioIO -> DSP -> Fingerprinting -> Degradation -> Evaluation -> Reporting -> fpbench.
 import PackageDescription
 
 let package = Package(
@@ -12,6 +12,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
     ],
     targets: [
         // C libraries (Debian packages installed by scripts/setup.sh).
@@ -23,11 +24,14 @@ let package = Package(
         .target(name: "AudioIO", dependencies: ["CSndFile", "CSoxr"]),
         .target(name: "DSP", dependencies: ["CFFTW", "CGSL"]),
         .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP"]),
+        .target(name: "Degradation", dependencies: ["AudioIO", "DSP"]),
+        .target(name: "Evaluation", dependencies: ["Fingerprinting", "Degradation", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "Reporting", dependencies: ["Evaluation"]),
         .executableTarget(name: "fpbench", dependencies: [
-            "Fingerprinting", "AudioIO",
+            "Fingerprinting", "AudioIO", "Evaluation", "Reporting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "FingerprintBenchTests", dependencies: ["Fingerprinting", "AudioIO", "DSP", "CGSL"],
+        .testTarget(name: "FingerprintBenchTests", dependencies: ["Fingerprinting", "AudioIO", "DSP", "CGSL", "Degradation", "Evaluation", "Reporting"],
                     path: "Tests/FingerprintBenchTests"),
     ]
 )

@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/fetch-test-data.sh
+scripts/fetch-dataset.sh ci
 swift build --build-tests
 swift test --skip-build

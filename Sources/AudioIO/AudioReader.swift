@@ -47,10 +47,7 @@ public enum AudioReader {
         }
         try resampler?.process(nil, into: &output)
         if output.isEmpty { throw AudioError.empty(path: path) }
-        // soxr's flush can leave a sample more or less than the exact ratio; fix the length so it is exact.
-        if output.count > expected { output.removeLast(output.count - expected) }
-        if output.count < expected { output.append(contentsOf: repeatElement(0, count: expected - output.count)) }
-        return Audio(samples: output, sampleRate: outputRate)
+        return Audio(samples: fitted(output, to: expected), sampleRate: outputRate)
     }
 
     /// Format, channels, rate, duration, peak and RMS level (over every channel's samples).

@@ -45,3 +45,23 @@ final class StreamResampler {
         } while input == nil || consumed < inputCount
     }
 }
+
+extension Audio {
+    /// The same audio at `rate` (soxr, high quality), its length exactly `round(count · rate / sampleRate)`.
+    /// `label` names the audio in errors.
+    public func resampled(to rate: Double, label: String = "audio") throws -> Audio {
+        if rate == sampleRate { return self }
+        let resampler = try StreamResampler(from: sampleRate, to: rate, path: label)
+        let expected = Int((Double(samples.count) * rate / sampleRate).rounded())
+        var output: [Float] = []
+        output.reserveCapacity(expected + 1024)
+        try samples.withUnsafeBufferPointer { try resampler.process($0, into: &output) }
+        try resampler.process(nil, into: &output)
+        return Audio(samples: fitted(output, to: expected), sampleRate: rate)
+    }
+}
+
+/// soxr's flush can leave a sample more or less than the exact ratio: trim or zero-pad to `count`.
+func fitted(_ samples: [Float], to count: Int) -> [Float] {
+    samples.count >= count ? Array(samples.prefix(count)) : samples + [Float](repeating: 0, count: count - samples.count)
+}

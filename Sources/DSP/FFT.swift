@@ -9,16 +9,22 @@ final class FFTPlanCache: @unchecked Sendable {
     private let lock = NSLock()
     private var plans: [Int: OpaquePointer] = [:]
 
-    func realForwardPlan(size: Int) -> OpaquePointer {
+    /// The plan stored under `key` (size for forward, -size for inverse plans), made by `make` once.
+    func plan(key: Int, make: () -> OpaquePointer) -> OpaquePointer {
         lock.lock()
         defer { lock.unlock() }
-        if let plan = plans[size] { return plan }
-        let input = fftwf_alloc_real(size)!
-        let output = fftwf_alloc_complex(size / 2 + 1)!
-        defer { fftwf_free(input); fftwf_free(output) }
-        let plan = fftwf_plan_dft_r2c_1d(Int32(size), input, output, UInt32(FFTW_ESTIMATE))!
-        plans[size] = plan
+        if let plan = plans[key] { return plan }
+        let plan = make()
+        plans[key] = plan
         return plan
+    }
+
+    func realForwardPlan(size: Int) -> OpaquePointer {
+        plan(key: size) {
+            let input = fftwf_alloc_real(size)!, output = fftwf_alloc_complex(size / 2 + 1)!
+            defer { fftwf_free(input); fftwf_free(output) }
+            return fftwf_plan_dft_r2c_1d(Int32(size), input, output, UInt32(FFTW_ESTIMATE))!
+        }
     }
 }
 
@@ -71,5 +77,40 @@ public final class RealFFT {
     /// Convenience for tests and one-off use: the complex spectrum as an array.
     public func spectrum(_ samples: [Float]) -> [(re: Float, im: Float)] {
         samples.withUnsafeBufferPointer { frame in transform(frame) { $0.map { (re: $0.0, im: $0.1) } } }
+    }
+}
+
+/// Linear convolution of `signal` with `kernel` through FFTW (r2c, multiply, c2r), trimmed to the
+/// signal's length: what an impulse response does to a recording.
+public func convolve(_ signal: [Float], with kernel: [Float]) -> [Float] {
+    guard !signal.isEmpty, !kernel.isEmpty else { return signal }
+    var size = 1
+    while size < signal.count + kernel.count - 1 { size <<= 1 }
+    let forward = RealFFT(size: size)
+    let a = signal.withUnsafeBufferPointer { frame in forward.transform(frame) { Array($0) } }
+    let b = kernel.withUnsafeBufferPointer { frame in forward.transform(frame) { Array($0) } }
+    let product = zip(a, b).map { x, y in (x.0 * y.0 - x.1 * y.1, x.0 * y.1 + x.1 * y.0) }
+    return Array(inverseRealFFT(product, size: size).prefix(signal.count))
+}
+
+/// The inverse of `RealFFT`, scaled by 1/N so that a forward-inverse round trip returns the input.
+public func inverseRealFFT(_ bins: [(Float, Float)], size: Int) -> [Float] {
+    precondition(bins.count == size / 2 + 1)
+    let plan = FFTPlanCache.shared.realInversePlan(size: size)
+    let input = fftwf_alloc_complex(bins.count)!, output = fftwf_alloc_real(size)!
+    defer { fftwf_free(input); fftwf_free(output) }
+    for (k, bin) in bins.enumerated() { input[k] = bin }
+    fftwf_execute_dft_c2r(plan, input, output)  // c2r destroys its input; ours is a scratch copy
+    let scale = 1 / Float(size)
+    return (0..<size).map { output[$0] * scale }
+}
+
+extension FFTPlanCache {
+    func realInversePlan(size: Int) -> OpaquePointer {
+        plan(key: -size) {
+            let input = fftwf_alloc_complex(size / 2 + 1)!, output = fftwf_alloc_real(size)!
+            defer { fftwf_free(input); fftwf_free(output) }
+            return fftwf_plan_dft_c2r_1d(Int32(size), input, output, UInt32(FFTW_ESTIMATE))!
+        }
     }
 }

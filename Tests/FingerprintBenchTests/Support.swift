@@ -50,7 +50,7 @@ func floatWAV(_ samples: [Float], sampleRate: Int = 8000) -> Data {
     return data
 }
 
-/// The directory holding the small real-audio test dataset (fetched by scripts/fetch-test-data.sh).
+/// The audio folder of the small real-audio test dataset (built by `scripts/fetch-dataset.sh ci`).
 let testDataRoot: URL = {
     if let path = ProcessInfo.processInfo.environment["FPBENCH_TEST_DATA"] { return URL(fileURLWithPath: path) }
     return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -12,10 +12,10 @@ struct RealRecording: Sendable, CustomStringConvertible {
     var description: String { file }
 
     static let all = [
-        RealRecording(file: "finch-348.wav", referenceStart: 6),
-        RealRecording(file: "finch-363.wav", referenceStart: 7),
-        RealRecording(file: "petrel-XC663885.wav", referenceStart: 1),
-        RealRecording(file: "petrel-XC46092.wav", referenceStart: 1),
+        RealRecording(file: "birds/finch-348.wav", referenceStart: 6),
+        RealRecording(file: "birds/finch-363.wav", referenceStart: 7),
+        RealRecording(file: "birds/petrel-XC663885.wav", referenceStart: 1),
+        RealRecording(file: "birds/petrel-XC46092.wav", referenceStart: 1),
     ]
 
     func reference(_ algorithm: AnyAlgorithm) throws -> AnyFingerprint {

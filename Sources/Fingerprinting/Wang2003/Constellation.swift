@@ -21,6 +21,8 @@ public struct Constellation: FingerprintAlgorithm {
         public var maximumTimeDelta = 63
         public var maximumFrequencyDelta = 31
         public var minimumAlignedHashes = 5
+        /// Queries are analysed at this many sub-hop shifts, so their frames meet the reference's.
+        public var queryShifts = 4
 
         public init() {}
     }
@@ -54,14 +56,27 @@ public struct Constellation: FingerprintAlgorithm {
             Parameter("matching", "histogram of (reference time - query time); hits within ±1 frame of the best offset count",
                       source: "\(w) §2.3: time-offset histogram; the ±1 frame is our choice, for crops that fall between frames"),
             Parameter("minimumAlignedHashes", p.minimumAlignedHashes, source: "\(a): a match needs at least 5 time-consistent hashes"),
-            Parameter("score", "aligned hits / query hashes", source: "our choice: the share of the query explained"),
+            Parameter("queryShifts", "\(p.queryShifts) (every \(p.hop / p.queryShifts) samples)",
+                      source: "\(a): --shifts 4 analyses queries at sub-hop offsets; without it a crop between frames loses most hashes"),
+            Parameter("score", "reference hashes reproduced at the best offset / reference hashes in the stretch the query spans",
+                      source: "our choice: the share of the reference explained by the query, 1 for identity whatever the shifts"),
         ])
     }
 
     public func fingerprint(_ audio: Audio, role: FingerprintRole) -> ConstellationFingerprint {
-        let peaks = PeakPicker(parameters: parameters).peaks(audio.samples)
-        let pairs = PeakPairHash.pairs(peaks, parameters: parameters)
-        return ConstellationFingerprint(hashes: pairs.map(\.hash), times: pairs.map(\.time),
+        let hop = parameters.hop, shifts = role == .query ? max(1, parameters.queryShifts) : 1
+        var pairs: Set<HashAtTime> = []
+        for shift in 0..<shifts {
+            let offset = shift * hop / shifts
+            let peaks = PeakPicker(parameters: parameters).peaks(Array(audio.samples.dropFirst(offset)))
+            // A frame of the shifted analysis starts `offset` samples late: round to the nearest frame.
+            let lateFrames = offset * 2 >= hop ? 1 : 0
+            for pair in PeakPairHash.pairs(peaks, parameters: parameters) {
+                pairs.insert(HashAtTime(time: pair.time + UInt32(lateFrames), hash: pair.hash))
+            }
+        }
+        let ordered = pairs.sorted { ($0.time, $0.hash) < ($1.time, $1.hash) }
+        return ConstellationFingerprint(hashes: ordered.map(\.hash), times: ordered.map(\.time),
                                         frameDuration: frameDuration, duration: audio.duration)
     }
 
@@ -72,6 +87,11 @@ public struct Constellation: FingerprintAlgorithm {
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure >= Double(parameters.minimumAlignedHashes) }
 
     public func makeIndex() -> InvertedHashIndex { InvertedHashIndex() }
+}
+
+struct HashAtTime: Hashable {
+    var time: UInt32
+    var hash: UInt32
 }
 
 /// Peak-pair hashes with the frame of their anchor peak, in time order.

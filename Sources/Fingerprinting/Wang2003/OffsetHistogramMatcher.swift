@@ -5,8 +5,17 @@ enum OffsetHistogramMatcher {
         var referenceTimes: [UInt32: [Int]] = [:]
         for (hash, time) in zip(reference.hashes, reference.times) { referenceTimes[hash, default: []].append(Int(time)) }
         let (aligned, offset) = bestOffset(query: query) { referenceTimes[$0] ?? [] }
-        guard !query.hashes.isEmpty else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
-        return Comparison(score: Double(aligned) / Double(query.hashes.count),
+        guard aligned > 0, let lastQueryTime = query.times.last else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
+        // The reference's hashes over the stretch the query spans, and how many of them the query reproduced.
+        var queryTimes: [UInt32: [Int]] = [:]
+        for (hash, time) in zip(query.hashes, query.times) { queryTimes[hash, default: []].append(Int(time)) }
+        let span = offset...(offset + Int(lastQueryTime))
+        var spanned = 0, reproduced = 0
+        for (hash, time) in zip(reference.hashes, reference.times) where span.contains(Int(time)) {
+            spanned += 1
+            if queryTimes[hash]?.contains(where: { abs(Int(time) - $0 - offset) <= 1 }) == true { reproduced += 1 }
+        }
+        return Comparison(score: spanned > 0 ? Double(reproduced) / Double(spanned) : 0,
                           offset: Double(offset) * query.frameDuration, rawFigure: Double(aligned))
     }
 

@@ -1,0 +1,123 @@
+import AudioIO
+import DSP
+
+/// What a degradation did, recorded with every result: its name and every parameter, as text.
+public struct DegradationRecord: Sendable, Codable, Equatable {
+    public var name: String
+    public var parameters: [String: String]
+
+    public init(_ name: String, _ parameters: [String: String]) {
+        self.name = name
+        self.parameters = parameters
+    }
+}
+
+/// One small, composable step that changes a query (after the Audio Degradation Toolbox's units).
+/// Random choices draw from the chain's seeded generator, so a seed fixes the outcome.
+public protocol Degradation: Sendable {
+    var record: DegradationRecord { get }
+    func apply(_ audio: Audio, random: SeededNoise) throws -> Audio
+}
+
+/// Degradations applied in order with one seeded generator.
+public struct DegradationChain: Sendable {
+    public var stages: [any Degradation]
+    public var seed: UInt64
+
+    public init(_ stages: [any Degradation], seed: UInt64) {
+        self.stages = stages
+        self.seed = seed
+    }
+
+    public func apply(_ audio: Audio) throws -> Audio {
+        let random = SeededNoise(seed: seed)
+        return try stages.reduce(audio) { try $1.apply($0, random: random) }
+    }
+
+    public var records: [DegradationRecord] { stages.map(\.record) }
+}
+
+func format(_ value: Double) -> String { String(format: "%g", value) }
+
+/// The exact slice [start, start + duration) seconds.
+public struct Crop: Degradation {
+    public var start: Double
+    public var duration: Double
+    public init(start: Double, duration: Double) { self.start = start; self.duration = duration }
+    public var record: DegradationRecord { DegradationRecord("crop", ["start_s": format(start), "duration_s": format(duration)]) }
+    public func apply(_ audio: Audio, random: SeededNoise) -> Audio { audio.slice(start: start, duration: duration) }
+}
+
+/// Silence prepended: playback that starts late.
+public struct Delay: Degradation {
+    public var seconds: Double
+    public init(seconds: Double) { self.seconds = seconds }
+    public var record: DegradationRecord { DegradationRecord("delay", ["seconds": format(seconds)]) }
+    public func apply(_ audio: Audio, random: SeededNoise) -> Audio {
+        Audio(samples: [Float](repeating: 0, count: Int((seconds * audio.sampleRate).rounded())) + audio.samples,
+              sampleRate: audio.sampleRate)
+    }
+}
+
+/// Playback and recording clocks that disagree: the audio is played `factor` times too fast
+/// (resampled by soxr), so its duration becomes duration / factor.
+public struct ClockDrift: Degradation {
+    public var factor: Double
+    public init(factor: Double) { self.factor = factor }
+    public var record: DegradationRecord { DegradationRecord("clock-drift", ["factor": String(format: "%.6f", factor)]) }
+    public func apply(_ audio: Audio, random: SeededNoise) throws -> Audio {
+        let faster = Audio(samples: audio.samples, sampleRate: audio.sampleRate * factor)
+        let back = try faster.resampled(to: audio.sampleRate, label: "clock drift")
+        return back
+    }
+}
+
+/// An ideal band-pass (bins outside [low, high] Hz zeroed in one FFT of the whole query):
+/// a loudspeaker's or a phone microphone's usable band.
+public struct BandPass: Degradation {
+    public var low: Double
+    public var high: Double
+    public var label: String
+    public init(low: Double, high: Double, label: String) { self.low = low; self.high = high; self.label = label }
+    public var record: DegradationRecord {
+        DegradationRecord("band-pass", ["low_hz": format(low), "high_hz": format(high), "models": label])
+    }
+    public func apply(_ audio: Audio, random: SeededNoise) -> Audio {
+        var size = 1
+        while size < audio.samples.count { size <<= 1 }
+        let fft = RealFFT(size: size)
+        let binWidth = audio.sampleRate / Double(size)
+        let bins = audio.samples.withUnsafeBufferPointer { frame in
+            fft.transform(frame) { spectrum in
+                spectrum.enumerated().map { k, bin in
+                    let f = Double(k) * binWidth
+                    return f >= low && f <= high ? bin : (Float(0), Float(0))
+                }
+            }
+        }
+        return Audio(samples: Array(inverseRealFFT(bins, size: size).prefix(audio.samples.count)), sampleRate: audio.sampleRate)
+    }
+}
+
+/// Convolution with an impulse response (a room, or a loudspeaker cabinet standing in for a speaker),
+/// the result scaled back to the input's RMS level so that only the colouring changes.
+public struct ImpulseResponse: Degradation {
+    public var name: String
+    public var kind: String
+    public var response: Audio
+    public init(name: String, kind: String, response: Audio) { self.name = name; self.kind = kind; self.response = response }
+    public var record: DegradationRecord {
+        DegradationRecord("impulse-response", ["name": name, "kind": kind, "length_s": format(response.duration), "level": "matched to input RMS"])
+    }
+    public func apply(_ audio: Audio, random: SeededNoise) throws -> Audio {
+        let kernel = try response.resampled(to: audio.sampleRate, label: name).samples
+        let wet = convolve(audio.samples, with: kernel)
+        let scale = rms(wet) > 0 ? Float(rms(audio.samples) / rms(wet)) : 0
+        return Audio(samples: wet.map { $0 * scale }, sampleRate: audio.sampleRate)
+    }
+}
+
+/// Root mean square of a signal.
+public func rms(_ samples: [Float]) -> Double {
+    samples.isEmpty ? 0 : (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()
+}

@@ -1,0 +1,119 @@
+import AudioIO
+import Foundation
+
+/// A stretch of a recording: a file under the dataset's audio folder and a window in it.
+public struct Excerpt: Sendable, Codable, Equatable, Hashable {
+    public var file: String
+    public var start: Double
+    public var duration: Double
+
+    public var window: TimeWindow { TimeWindow(start: start, duration: duration) }
+}
+
+/// One thing to recognise: a reference recording and, for test 2, other recordings of it.
+public struct Source: Sendable, Codable, Equatable {
+    public var id: String
+    public var name: String
+    /// `bird`, `music-reproduction`, `music-rerender`, ...: what "another recording" means for it.
+    public var family: String
+    public var license: String
+    public var origin: String
+    public var reference: Excerpt
+    public var alternates: [Excerpt]
+}
+
+/// A downloaded package the dataset is built from.
+public struct Archive: Sendable, Codable, Equatable {
+    public var id: String
+    public var kind: String
+    public var package: String
+    public var version: String
+    public var file: String
+    public var sha256: String
+    public var license: String
+}
+
+/// A file of the dataset's audio folder with its checksum (extracted or rendered by the fetch script).
+public struct DatasetFile: Sendable, Codable, Equatable {
+    public var path: String
+    public var sha256: String?
+}
+
+public struct NamedRecording: Sendable, Codable, Equatable {
+    public var id: String
+    public var kind: String?
+    public var file: String
+}
+
+/// The manifest (`Datasets/NAME/manifest.json`), as documented in Datasets/README.md.
+public struct DatasetManifest: Sendable, Codable, Equatable {
+    public var name: String
+    public var description: String
+    public var archives: [Archive]
+    public var files: [DatasetFile]
+    public var renders: [DatasetFile]
+    public var sources: [Source]
+    public var distractors: [Excerpt]
+    public var noises: [NamedRecording]
+    public var impulseResponses: [NamedRecording]
+}
+
+/// A manifest that cannot be used, naming the file and the reason.
+public struct DatasetError: Error, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// A dataset on disk: its manifest and the folder its audio lives in.
+public struct Dataset: Sendable {
+    public var manifest: DatasetManifest
+    public var manifestPath: String
+    public var audioFolder: URL
+    /// SHA-256 of the manifest file, recorded with results.
+    public var manifestSHA256: String
+
+    /// Loads `Datasets/NAME/manifest.json` (under `root`), or a manifest at an explicit path.
+    public static func load(_ nameOrPath: String, root: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)) throws -> Dataset {
+        let path = nameOrPath.hasSuffix(".json") ? nameOrPath
+            : root.appendingPathComponent("Datasets/\(nameOrPath)/manifest.json").path
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw DatasetError(path: path, reason: "no such manifest (datasets live in Datasets/NAME/manifest.json; "
+                               + "build one with scripts/fetch-dataset.sh NAME)")
+        }
+        let manifest: DatasetManifest
+        do { manifest = try JSONDecoder().decode(DatasetManifest.self, from: data) } catch let error as DecodingError {
+            throw DatasetError(path: path, reason: "broken manifest: \(explain(error))")
+        }
+        try validate(manifest, path: path)
+        return Dataset(manifest: manifest, manifestPath: path,
+                       audioFolder: URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("audio"),
+                       manifestSHA256: sha256Hex(data))
+    }
+
+    public func path(_ file: String) -> String { audioFolder.appendingPathComponent(file).path }
+
+    static func validate(_ m: DatasetManifest, path: String) throws {
+        var seen = Set<String>()
+        for source in m.sources {
+            guard seen.insert(source.id).inserted else { throw DatasetError(path: path, reason: "source id '\(source.id)' appears twice") }
+            for excerpt in [source.reference] + source.alternates where excerpt.duration <= 0 || excerpt.start < 0 {
+                throw DatasetError(path: path, reason: "source '\(source.id)': window [\(excerpt.start), +\(excerpt.duration)) s is empty or negative")
+            }
+        }
+        if m.sources.isEmpty { throw DatasetError(path: path, reason: "no sources") }
+    }
+}
+
+/// A decoding error in words: which field, and what was wrong with it.
+func explain(_ error: DecodingError) -> String {
+    func at(_ context: DecodingError.Context) -> String {
+        context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+    }
+    switch error {
+    case .keyNotFound(let key, let context): return "missing field '\(key.stringValue)' at \(at(context).isEmpty ? "top level" : at(context))"
+    case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(at(context)): \(context.debugDescription)"
+    case .dataCorrupted(let context): return "not valid JSON: \(context.underlyingError.map { "\($0)" } ?? context.debugDescription)"
+    @unknown default: return "\(error)"
+    }
+}

