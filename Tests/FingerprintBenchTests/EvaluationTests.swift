@@ -1,0 +1,174 @@
+import AudioIO
+import Degradation
+import DSP
+import Evaluation
+import Fingerprinting
+import Foundation
+import Reporting
+import Testing
+
+/// The CI dataset's manifest, pointing at the fetched audio.
+func ciDataset() throws -> Dataset {
+    try Dataset.load(testDataRoot.deletingLastPathComponent().appendingPathComponent("manifest.json").path)
+}
+
+func run(_ dataset: Dataset, algorithms: [String] = AlgorithmRegistry.identifiers, tests: [String] = [],
+         threads: Int = 2, cache: URL? = nil) throws -> RunResults {
+    Runner(RunConfiguration(dataset: dataset, algorithms: try algorithms.map(AlgorithmRegistry.algorithm),
+                            suite: try Suite.thesis.selecting(tests), seed: 2013, threads: threads, cacheFolder: cache,
+                            keepAudioFolder: nil, showProgress: false, toolVersion: "test")).run()
+}
+
+func files(in folder: URL) -> [String: Data] {
+    let paths = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []
+    return Dictionary(uniqueKeysWithValues: paths.sorted().compactMap { path in
+        FileManager.default.contents(atPath: folder.appendingPathComponent(path).path).map { (path, $0) }
+    })
+}
+
+@Suite(.serialized) struct EvaluationRunTests {
+    @Test func aWholeRunProducesEveryFileWithTheExpectedShape() throws {
+        let dataset = try ciDataset()
+        let results = try run(dataset)
+        let folder = temporaryFolder()
+        try ReportWriter.write(results, to: folder)
+        let written = files(in: folder)
+        #expect(written["results.json"] != nil && written["summary.md"] != nil)
+        #expect(results.matrices.count == AlgorithmRegistry.all.count * Suite.thesis.tests.count)
+        #expect(results.failures.isEmpty && results.skipped.isEmpty)
+        for m in results.matrices {
+            #expect(m.rows == ["bengalese-finch", "storm-petrel"] && m.columns == m.rows)
+            #expect(m.scores.allSatisfy { $0.count == 2 && $0.allSatisfy { ($0 ?? -1) >= 0 && ($0 ?? 2) <= 1 } })
+            let csv = String(decoding: written["matrices/\(m.algorithm)/\(m.test).csv"]!, as: UTF8.self)
+            #expect(csv.split(separator: "\n").count == 3 && csv.hasPrefix("query \\ reference,bengalese-finch,storm-petrel"))
+            #expect(written["matrices/\(m.algorithm)/\(m.test).raw.csv"] != nil)
+            let md = String(decoding: written["matrices/\(m.algorithm)/\(m.test).md"]!, as: UTF8.self)
+            #expect(md.contains("Identified ") && md.contains("**") && md.contains("["))
+        }
+        // results.json alone regenerates the same tables.
+        let again = temporaryFolder()
+        try ReportWriter.write(try RunResults.decode(written["results.json"]!, path: "results.json"), to: again)
+        #expect(files(in: again) == written)
+        // Seeds and provenance travel with the results.
+        #expect(results.tests.allSatisfy { $0.queries.allSatisfy { $0.seed != 0 && !$0.degradations.isEmpty } })
+        #expect(results.algorithms.allSatisfy { !$0.profile.parameters.isEmpty })
+    }
+
+    @Test func theSameSeedGivesByteIdenticalTablesWithOneThreadAndWithTwo() throws {
+        let dataset = try ciDataset()
+        let one = temporaryFolder(), two = temporaryFolder()
+        try ReportWriter.write(try run(dataset, threads: 1), to: one)
+        try ReportWriter.write(try run(dataset, threads: 2), to: two)
+        #expect(files(in: one) == files(in: two))
+    }
+
+    @Test func theFingerprintCacheIsReusedAndChangesNothing() throws {
+        let dataset = try ciDataset(), cache = temporaryFolder()
+        let cold = try run(dataset, algorithms: ["haitsma-kalker"], tests: ["test1-cropping"], cache: cache)
+        let cached = files(in: cache)
+        #expect(cached.count == 4)  // 2 references + 2 queries
+        let warm = try run(dataset, algorithms: ["haitsma-kalker"], tests: ["test1-cropping"], cache: cache)
+        #expect(warm == cold && files(in: cache) == cached)
+    }
+
+    /// On real audio: constellation identifies every source of test 1; the thesis AFA's test-1 figure
+    /// is printed beside the thesis's 92-99 %.
+    @Test func constellationIdentifiesEverySourceAndTheSummaryQuotesTheThesis() throws {
+        let results = try run(try ciDataset(), algorithms: ["constellation", "afa-thesis"], tests: ["test1-cropping", "test1-image-grid"])
+        let m = try #require(results.matrix(algorithm: "constellation", test: "test1-cropping"))
+        #expect(m.statistics.identified == m.rows.count)
+        let summary = summaryMarkdown(results) { _ in "" }
+        #expect(summary.contains("| test1-cropping | every source identified, 92-99 % | "))
+        // On the image grid the faithful AFA reaches the thesis's figures (measured 99.0 %).
+        let grid = try #require(results.matrix(algorithm: "afa-thesis", test: "test1-image-grid"))
+        #expect(grid.statistics.identified == 2 && grid.statistics.meanDiagonal! > 0.92)
+    }
+
+    @Test func aMissingFileIsReportedAndTheRunGoesOn() throws {
+        var dataset = try ciDataset()
+        dataset.manifest.sources[0].reference.file = "birds/no-such-file.wav"
+        let results = try run(dataset, algorithms: ["haitsma-kalker"], tests: ["test1-cropping", "test2-recordings"])
+        #expect(results.references == ["storm-petrel"])
+        #expect(results.failures.contains { $0.item == "birds/no-such-file.wav" && $0.reason.contains("no such file") })
+        #expect(results.failures.contains { $0.item == "source bengalese-finch" })
+        #expect(results.matrices.allSatisfy { $0.rows == ["storm-petrel"] })
+    }
+
+    @Test func aBrokenManifestNamesTheFileAndTheReason() throws {
+        let path = temporaryFolder().appendingPathComponent("manifest.json").path
+        try Data(#"{"name": "x", "sources": []}"#.utf8).write(to: URL(fileURLWithPath: path))
+        #expect { try Dataset.load(path) } throws: { error in
+            "\(error)".hasPrefix(path) && "\(error)".contains("missing field 'description'")
+        }
+        try Data("{ not json".utf8).write(to: URL(fileURLWithPath: path))
+        #expect { try Dataset.load(path) } throws: { "\($0)".contains("not valid JSON") }
+    }
+
+    @Test func aSuiteFileExtendsTheThesisSuite() throws {
+        let path = temporaryFolder().appendingPathComponent("suite.json").path
+        let extra = Suite(name: "mine", extends: "thesis", tests: [
+            TestDefinition(id: "test3-noise-3.16", title: "overridden", kind: .addedNoise, noise: NoiseSpec(kind: "pink", level: .snr(dB: 0))),
+            TestDefinition(id: "short-queries", title: "2 s crops", kind: .cropping, queryDuration: 2),
+        ])
+        try JSONEncoder().encode(extra).write(to: URL(fileURLWithPath: path))
+        let suite = try Suite.load(path)
+        #expect(suite.tests.count == Suite.thesis.tests.count + 1)
+        #expect(suite.tests.first { $0.id == "test3-noise-3.16" }?.title == "overridden")
+        #expect(suite.tests.last?.queryDuration == 2)
+    }
+}
+
+@Suite struct DegradationTests {
+    let random = SeededNoise(seed: 1)
+    let tone = sine(frequency: 440, amplitude: 0.5, duration: 2, sampleRate: 8000)
+
+    @Test func noiseAtMinus30DBFSHasThatPeak() throws {
+        let silence = Audio(samples: [Float](repeating: 0, count: 8000), sampleRate: 8000)
+        for kind in [NoiseKind.whiteUniform, .whiteGaussian, .pink] {
+            let noisy = try AddNoise(kind: kind, level: .peak(dBFS: -30)).apply(silence, random: random)
+            let peak = Double(noisy.samples.map { abs($0) }.max()!)
+            #expect(abs(decibels(peak) - -30) < 0.01, "\(kind)")
+        }
+    }
+
+    @Test func zeroDecibelSNRGivesEqualPowers() throws {
+        let noisy = try AddNoise(kind: .whiteGaussian, level: .snr(dB: 0)).apply(tone, random: random)
+        let noise = zip(noisy.samples, tone.samples).map { $0 - $1 }
+        #expect(abs(rms(noise) / rms(tone.samples) - 1) < 1e-3)
+    }
+
+    @Test func driftChangesTheDurationByItsFactor() throws {
+        let drifted = try ClockDrift(factor: 1.002).apply(tone, random: random)
+        #expect(abs(drifted.duration - tone.duration / 1.002) <= 1 / 8000)
+        #expect(abs(peakFrequency(Audio(samples: Array(drifted.samples.prefix(8192)), sampleRate: 8000)) - 440 * 1.002) < 1)
+    }
+
+    @Test func aCropIsTheExactSlice() {
+        let cropped = Crop(start: 0.5, duration: 1).apply(tone, random: random)
+        #expect(cropped.samples == Array(tone.samples[4000..<12000]))
+    }
+
+    @Test func aDelayPrependsSilence() {
+        let delayed = Delay(seconds: 0.25).apply(tone, random: random)
+        #expect(delayed.samples.prefix(2000).allSatisfy { $0 == 0 } && Array(delayed.samples.dropFirst(2000)) == tone.samples)
+    }
+
+    @Test func bandPassRemovesWhatIsOutsideTheBand() {
+        let low = sine(frequency: 50, duration: 2, sampleRate: 8000), high = sine(frequency: 1000, duration: 2, sampleRate: 8000)
+        let mix = Audio(samples: zip(low.samples, high.samples).map(+), sampleRate: 8000)
+        let filtered = BandPass(low: 100, high: 3000, label: "test").apply(mix, random: random)
+        #expect(correlation(filtered.samples, high.samples) > 0.999)
+    }
+
+    @Test func anImpulseResponseOfOneSampleChangesNothing() throws {
+        let identity = ImpulseResponse(name: "dirac", kind: "test", response: Audio(samples: [1], sampleRate: 8000))
+        let out = try identity.apply(tone, random: random)
+        #expect(zip(out.samples, tone.samples).allSatisfy { abs($0 - $1) < 1e-5 })
+    }
+
+    @Test func aChainIsReproducibleFromItsSeed() throws {
+        let chain = { DegradationChain([AddNoise(kind: .pink, level: .snr(dB: 10)), Crop(start: 0.1, duration: 1)], seed: $0) }
+        #expect(try chain(5).apply(tone) == (try chain(5).apply(tone)))
+        #expect(try chain(5).apply(tone) != (try chain(6).apply(tone)))
+    }
+}
