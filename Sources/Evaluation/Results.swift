@@ -94,6 +94,17 @@ public struct SimilarityMatrix: Sendable, Codable, Equatable {
     public var rawFigures: [[Double?]]
     public var offsets: [[Double?]]
 
+    public init(algorithm: String, test: String, rows: [String], columns: [String], scores: [[Double?]],
+                rawFigures: [[Double?]], offsets: [[Double?]]) {
+        self.algorithm = algorithm
+        self.test = test
+        self.rows = rows
+        self.columns = columns
+        self.scores = scores
+        self.rawFigures = rawFigures
+        self.offsets = offsets
+    }
+
     /// The column of row `row`'s own source.
     public func diagonal(_ row: Int) -> Int? { columns.firstIndex(of: rows[row]) }
 

@@ -69,11 +69,15 @@ public struct Runner {
             return false
         }
 
-        // 2. Noise recordings and impulse responses the suite names.
+        // 2. Noise recordings and impulse responses the suite names: the dataset's, or audio files by path.
         var recordings: [String: Audio] = [:]
-        for named in dataset.manifest.noises + dataset.manifest.impulseResponses where suiteUses(named.id) {
-            do { recordings[named.id] = try AudioReader.read(dataset.path(named.file), sampleRate: Self.workingRate) } catch {
-                failures.append(.init(item: named.id, reason: "\(error); stages that use it are left out"))
+        let named = dataset.manifest.noises + dataset.manifest.impulseResponses
+        let byPath = c.suite.tests.compactMap(\.noise?.kind).filter { kind in
+            !named.contains { $0.id == kind } && FileManager.default.fileExists(atPath: kind)
+        }
+        for (id, path) in named.map({ ($0.id, dataset.path($0.file)) }) + byPath.map({ ($0, $0) }) where suiteUses(id) {
+            do { recordings[id] = try AudioReader.read(path, sampleRate: Self.workingRate) } catch {
+                failures.append(.init(item: id, reason: "\(error); stages that use it are left out"))
             }
         }
 

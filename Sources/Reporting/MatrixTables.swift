@@ -32,7 +32,7 @@ public func matrixMarkdown(_ m: SimilarityMatrix, results: RunResults) -> String
     if test?.queries.contains(where: \.simulated) == true { out += "Queries are **simulated** re-recordings (see the degradations in results.json).\n\n" }
     out += "Rows: queries (the unknown recordings); columns: references (the originals). Cells: score in %"
     out += algorithm.map { " (\($0.rawFigureName))" } ?? ""
-    out += "; **bold** = row maximum; [brackets] = the query's own source.\n\n"
+    out += "; **bold** = row maximum; [brackets] = the query's own source. Heatmap: [\(m.test).svg](\(m.test).svg).\n\n"
     out += "| query \\ reference | " + m.columns.joined(separator: " | ") + " |\n"
     out += "|---|" + String(repeating: "---:|", count: m.columns.count) + "\n"
     for row in m.rows.indices {

@@ -1,7 +1,7 @@
 import Evaluation
 import Foundation
 
-/// Writes a run's report folder: results.json, matrices/ALGORITHM/TEST.{csv,raw.csv,md}, summary.md.
+/// Writes a run's report folder: results.json, matrices/ALGORITHM/TEST.{csv,raw.csv,md,svg}, summary.md.
 /// Every file is written atomically (a temporary file, then a rename).
 public enum ReportWriter {
     public static func write(_ results: RunResults, to folder: URL, includeResults: Bool = true) throws {
@@ -14,6 +14,8 @@ public enum ReportWriter {
             try Data(matrixCSV(m).utf8).write(to: base.appendingPathComponent("\(m.test).csv"), options: .atomic)
             try Data(matrixCSV(m, raw: true).utf8).write(to: base.appendingPathComponent("\(m.test).raw.csv"), options: .atomic)
             try Data(matrixMarkdown(m, results: results).utf8).write(to: base.appendingPathComponent("\(m.test).md"), options: .atomic)
+            let title = "\(m.algorithm) · \(results.test(m.test)?.definition.title ?? m.test)"
+            try Data(Figures.heatmap(m, title: title).utf8).write(to: base.appendingPathComponent("\(m.test).svg"), options: .atomic)
         }
         let summary = summaryMarkdown(results) { "matrices/\($0.algorithm)/\($0.test).md" }
         try Data(summary.utf8).write(to: folder.appendingPathComponent("summary.md"), options: .atomic)

@@ -31,6 +31,13 @@ public func summaryMarkdown(_ results: RunResults, matrixLink: (SimilarityMatrix
         out += "| \(test) | \(figure) | \(s.identified)/\(s.count) identified, mean diagonal \(percent(s.meanDiagonal)) % |\n"
     }
 
+    out += "\n## Figures\n\nA heatmap of every similarity matrix (rows: queries, columns: references, own source outlined):\n\n"
+    for algorithm in results.algorithms.map(\.identifier) {
+        let links = results.matrices.filter { $0.algorithm == algorithm }
+            .map { "[\($0.test)](\(matrixLink($0).replacingOccurrences(of: ".md", with: ".svg")))" }
+        out += "- \(algorithm): " + links.joined(separator: " · ") + "\n"
+    }
+
     if !results.skipped.isEmpty {
         out += "\n## Skipped\n\n" + results.skipped.map { "- \($0.item): \($0.reason)\n" }.joined()
     }

@@ -1,0 +1,87 @@
+import Evaluation
+import Foundation
+
+/// Small self-contained SVG figures: readable without the CSV (title, axis labels with units, legend).
+public enum Figures {
+    static let palette = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666"]
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    static func number(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// A line chart, one series per algorithm; y from 0 to `yMaximum`.
+    public static func lineChart(title: String, xLabel: String, yLabel: String, yMaximum: Double = 100,
+                                 series: [(name: String, points: [(x: Double, y: Double)])]) -> String {
+        let width = 720.0, height = 440.0, left = 70.0, right = 190.0, top = 40.0, bottom = 60.0
+        let xs = series.flatMap { $0.points.map(\.x) }
+        let xMin = xs.min() ?? 0, xMax = max(xs.max() ?? 1, xMin + 1e-9)
+        func px(_ x: Double) -> Double { left + (x - xMin) / (xMax - xMin) * (width - left - right) }
+        func py(_ y: Double) -> Double { height - bottom - y / yMaximum * (height - top - bottom) }
+        var svg = """
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="12">
+        <rect width="100%" height="100%" fill="white"/>
+        <text x="\(number(width / 2 - right / 2 + left / 2))" y="22" text-anchor="middle" font-size="15">\(escape(title))</text>
+
+        """
+        for tick in 0...5 {
+            let y = yMaximum * Double(tick) / 5
+            svg += "<line x1=\"\(number(left))\" y1=\"\(number(py(y)))\" x2=\"\(number(width - right))\" y2=\"\(number(py(y)))\" stroke=\"#ddd\"/>\n"
+            svg += "<text x=\"\(number(left - 6))\" y=\"\(number(py(y) + 4))\" text-anchor=\"end\">\(String(format: "%g", y))</text>\n"
+        }
+        for x in Array(Set(xs)).sorted() {
+            svg += "<text x=\"\(number(px(x)))\" y=\"\(number(height - bottom + 16))\" text-anchor=\"middle\">\(String(format: "%g", x))</text>\n"
+        }
+        svg += "<line x1=\"\(number(left))\" y1=\"\(number(height - bottom))\" x2=\"\(number(width - right))\" y2=\"\(number(height - bottom))\" stroke=\"black\"/>\n"
+        svg += "<line x1=\"\(number(left))\" y1=\"\(number(top))\" x2=\"\(number(left))\" y2=\"\(number(height - bottom))\" stroke=\"black\"/>\n"
+        svg += "<text x=\"\(number((left + width - right) / 2))\" y=\"\(number(height - 18))\" text-anchor=\"middle\">\(escape(xLabel))</text>\n"
+        svg += "<text transform=\"translate(18 \(number((top + height - bottom) / 2))) rotate(-90)\" text-anchor=\"middle\">\(escape(yLabel))</text>\n"
+        for (i, s) in series.enumerated() {
+            let colour = palette[i % palette.count]
+            let path = s.points.sorted { $0.x < $1.x }.map { "\(number(px($0.x))),\(number(py($0.y)))" }.joined(separator: " ")
+            svg += "<g class=\"series\" data-name=\"\(escape(s.name))\">\n"
+            svg += "<polyline fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\" points=\"\(path)\"/>\n"
+            for p in s.points { svg += "<circle cx=\"\(number(px(p.x)))\" cy=\"\(number(py(p.y)))\" r=\"3\" fill=\"\(colour)\"/>\n" }
+            svg += "</g>\n"
+            let ly = top + 10 + Double(i) * 20
+            svg += "<line x1=\"\(number(width - right + 15))\" y1=\"\(number(ly))\" x2=\"\(number(width - right + 40))\" y2=\"\(number(ly))\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
+            svg += "<text x=\"\(number(width - right + 46))\" y=\"\(number(ly + 4))\">\(escape(s.name))</text>\n"
+        }
+        return svg + "</svg>\n"
+    }
+
+    /// A similarity matrix as a heatmap: rows = queries, columns = references, darker = higher score,
+    /// the own-source cell outlined, each cell labelled with its score in %.
+    public static func heatmap(_ m: SimilarityMatrix, title: String) -> String {
+        let cell = 34.0, left = 150.0, top = 150.0
+        let width = left + cell * Double(m.columns.count) + 90, height = top + cell * Double(m.rows.count) + 30
+        var svg = """
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="10">
+        <rect width="100%" height="100%" fill="white"/>
+        <text x="10" y="18" font-size="13">\(escape(title))</text>
+        <text x="10" y="34">rows: queries · columns: references · cell: score (%) · outlined: own source</text>
+
+        """
+        for (c, name) in m.columns.enumerated() {
+            let x = left + cell * (Double(c) + 0.6)
+            svg += "<text transform=\"translate(\(number(x)) \(number(top - 6))) rotate(-60)\">\(escape(name))</text>\n"
+        }
+        for (r, name) in m.rows.enumerated() {
+            let y = top + cell * Double(r)
+            svg += "<text x=\"\(number(left - 6))\" y=\"\(number(y + cell / 2 + 3))\" text-anchor=\"end\">\(escape(name))</text>\n"
+            for c in m.columns.indices {
+                let x = left + cell * Double(c)
+                let score = m.scores[r][c]
+                let shade = score.map { Int(255 - 200 * max(0, min(1, $0))) } ?? 240
+                let fill = score == nil ? "#eeeeee" : "rgb(\(shade),\(shade),255)"
+                svg += "<rect x=\"\(number(x))\" y=\"\(number(y))\" width=\"\(number(cell))\" height=\"\(number(cell))\" fill=\"\(fill)\""
+                svg += m.diagonal(r) == c ? " stroke=\"black\" stroke-width=\"2\"/>\n" : " stroke=\"white\"/>\n"
+                let label = score.map { String(format: "%.0f", 100 * $0) } ?? "—"
+                svg += "<text x=\"\(number(x + cell / 2))\" y=\"\(number(y + cell / 2 + 3))\" text-anchor=\"middle\" fill=\"\(shade < 130 ? "white" : "black")\">\(label)</text>\n"
+            }
+        }
+        return svg + "</svg>\n"
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Evaluation
+import Fingerprinting
+import Foundation
+import Reporting
+
+struct SweepCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sweep",
+        abstract: "Sweep noise level or query length to find each algorithm's breaking point.",
+        subcommands: [Noise.self, Length.self])
+
+    /// Options every sweep shares.
+    struct Common: ParsableArguments {
+        @Option(help: "Dataset name or manifest path.") var dataset = "default"
+        @Option(parsing: .upToNextOption, help: "Algorithms (default: all).") var algorithms: [String] = []
+        @Option(help: "Seed for crops and noise.") var seed: UInt64 = 2013
+        @Option(help: "Bisection tolerance, in the level's unit.") var tolerance: Double?
+        @Option(help: "Fingerprint cache folder.") var cache = ".fpbench-cache/fingerprints"
+        @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
+
+        func run(axis: SweepAxis, levels: [Double], thresholds: [Double], defaultTolerance: Double, out: String) throws {
+            let started = Date()
+            let base = RunConfiguration(
+                dataset: try validated { try Dataset.load(dataset) }, algorithms: try validated {
+                    try (algorithms.isEmpty ? AlgorithmRegistry.identifiers : algorithms).map(AlgorithmRegistry.algorithm)
+                }, suite: .thesis, seed: seed, threads: max(1, threads), cacheFolder: URL(fileURLWithPath: cache),
+                keepAudioFolder: nil, showProgress: true, toolVersion: fpbenchVersion)
+            let sweep = SweepRunner(base: base, axis: axis)
+            let (points, results) = sweep.evaluate(levels)
+            let breaking = sweep.breakingPoints(points, thresholds: thresholds, tolerance: tolerance ?? defaultTolerance)
+            let folder = URL(fileURLWithPath: out)
+            try SweepReport.write(.init(tool: fpbenchVersion, seed: seed, dataset: results.dataset.name, axis: axis.label,
+                                        points: points, breakingPoints: breaking, failures: results.failures.count), to: folder)
+            FileHandle.standardError.write(Data(String(format: "fpbench sweep: %d levels × %d algorithms in %.1f s wall\n",
+                                                       levels.count, base.algorithms.count, Date().timeIntervalSince(started)).utf8))
+            print(folder.appendingPathComponent("sweep.md").path)
+        }
+    }
+
+    struct Noise: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Test 1's queries with noise at each level: top-1 accuracy, mean diagonal and margin, and breaking points.",
+            discussion: """
+            Levels are a peak level in dBFS (the thesis's 1.58 % and 3.16 % of full scale are -36 and -30 dBFS) \
+            or an SNR in dB. Kinds: white (uniform, as the thesis), gaussian, pink, babble (the dataset's), or \
+            the path of any audio file. For each algorithm, the levels where top-1 accuracy falls below 90 % \
+            and 50 % are refined by bisection. Writes sweep.md, sweep.csv, accuracy.svg, diagonal.svg, sweep.json.
+
+            Examples: fpbench sweep noise                                  (-48 to 0 dBFS, step 4: 13 levels)
+                      fpbench sweep noise --unit snr --from 30 --to -6 --step 3 --kind babble
+            """)
+
+        @OptionGroup var common: Common
+        @Option(help: "dbfs (peak level) or snr.") var unit: String = "dbfs"
+        @Option(help: "First level.") var from: Double?
+        @Option(help: "Last level.") var to: Double?
+        @Option(help: "Step between levels (positive).") var step: Double?
+        @Option(help: "white, gaussian, pink, babble, or an audio file.") var kind = "white"
+        @Option(help: "Output folder.") var out = "runs/sweep-noise"
+
+        func run() throws {
+            guard let noiseUnit = SweepAxis.NoiseUnit(rawValue: unit) else { throw ValidationError("--unit is dbfs or snr") }
+            let kinds = ["white": "white-uniform", "gaussian": "white-gaussian", "pink": "pink"]
+            let first = from ?? (noiseUnit == .dbfs ? -48 : 30), last = to ?? (noiseUnit == .dbfs ? 0 : -6)
+            let levels = try grid(from: first, to: last, step: step ?? (noiseUnit == .dbfs ? 4 : 3))
+            try common.run(axis: .noise(kind: kinds[kind] ?? kind, unit: noiseUnit), levels: levels, thresholds: [0.9, 0.5],
+                           defaultTolerance: 0.5, out: out)
+        }
+    }
+
+    struct Length: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Test 1 with query lengths from 0.5 to 8 s: accuracy per length and the shortest length with 90 % top-1.",
+            discussion: "Example: fpbench sweep length --algorithms haitsma-kalker constellation")
+
+        @OptionGroup var common: Common
+        @Option(help: "Shortest query, seconds.") var from: Double = 0.5
+        @Option(help: "Longest query, seconds (at most the 9 s references).") var to: Double = 8
+        @Option(help: "Step, seconds.") var step: Double = 0.5
+        @Option(help: "Output folder.") var out = "runs/sweep-length"
+
+        func run() throws {
+            try common.run(axis: .queryLength, levels: try grid(from: from, to: to, step: step), thresholds: [0.9],
+                           defaultTolerance: 0.05, out: out)
+        }
+    }
+}
+
+/// Levels from `from` to `to` (either direction) every `step`.
+func grid(from: Double, to: Double, step: Double) throws -> [Double] {
+    guard step > 0 else { throw ValidationError("--step must be positive") }
+    let count = Int((abs(to - from) / step + 1e-9).rounded(.down))
+    return (0...count).map { from + Double($0) * step * (to >= from ? 1 : -1) }
+}
