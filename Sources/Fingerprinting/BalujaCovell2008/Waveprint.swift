@@ -43,6 +43,7 @@ public struct Waveprint: FingerprintAlgorithm {
     public var displayName: String { "Waveprint, wavelets + min-hash + LSH (Baluja & Covell 2008)" }
     public var sampleRate: Double { parameters.sampleRate }
     public var rawFigureName: String { "aligned reference images hit" }
+    public var offsetResolution: Double? { Double(parameters.hop) / sampleRate }
     public var minimumDuration: Double { Double(imageMaker.imageSpan) / sampleRate }
     var keysPerTable: Int { parameters.minHashCount / parameters.tableCount }
 

@@ -23,6 +23,7 @@ public struct AFAThesis: FingerprintAlgorithm {
     public var displayName: String { "Audio fingerprinting algorithm (Brandner 2013)" }
     public var sampleRate: Double { parameters.sampleRate }
     public var rawFigureName: String { "mean hits / possible hits" }
+    public var offsetResolution: Double? { imageDuration }
     public var minimumDuration: Double { Double(imageMaker.imageSpan) / sampleRate }
     /// Seconds between the starts of consecutive (non-overlapping) images: 128 × 64 / 5,512 ≈ 1.486 s.
     var imageDuration: Double { Double(parameters.imageRows * parameters.hop) / sampleRate }

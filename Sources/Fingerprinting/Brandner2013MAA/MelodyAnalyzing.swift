@@ -24,6 +24,7 @@ public struct MelodyAnalyzing: FingerprintAlgorithm {
     public var sampleRate: Double { parameters.sampleRate }
     public var minimumDuration: Double { Double(parameters.windowSize) / sampleRate }
     public var rawFigureName: String { "matching windows" }
+    public var offsetResolution: Double? { nil }
 
     public var profile: Profile {
         Profile([

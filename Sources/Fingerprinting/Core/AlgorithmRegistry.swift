@@ -6,6 +6,7 @@ public enum AlgorithmRegistry {
         AnyAlgorithm(Waveprint()),
         AnyAlgorithm(Constellation()),
         AnyAlgorithm(HaitsmaKalker()),
+        AnyAlgorithm(ChromaBaseline()),
     ]
 
     public static var identifiers: [String] { all.map(\.identifier) }

@@ -19,6 +19,7 @@ public struct AnyAlgorithm: Sendable {
     public let sampleRate: Double
     public let profile: Profile
     public let minimumDuration: Double
+    public let offsetResolution: Double?
     public let rawFigureName: String
     private let fingerprintBody: @Sendable (Audio, FingerprintRole) -> any Fingerprint
     private let isMatchBody: @Sendable (Comparison) -> Bool
@@ -32,6 +33,7 @@ public struct AnyAlgorithm: Sendable {
         sampleRate = algorithm.sampleRate
         profile = algorithm.profile
         minimumDuration = algorithm.minimumDuration
+        offsetResolution = algorithm.offsetResolution
         rawFigureName = algorithm.rawFigureName
         fingerprintBody = { algorithm.fingerprint($0, role: $1) }
         isMatchBody = { algorithm.isMatch($0) }

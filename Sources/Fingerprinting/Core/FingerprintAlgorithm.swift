@@ -43,6 +43,9 @@ public protocol FingerprintAlgorithm: Sendable {
     var profile: Profile { get }
     /// The shortest input that yields a non-empty fingerprint, in seconds.
     var minimumDuration: Double { get }
+    /// The step in which `Comparison.offset` is reported, in seconds; nil when the algorithm does not
+    /// align query and reference at all (the thesis's MAA).
+    var offsetResolution: Double? { get }
     /// What `Comparison.rawFigure` counts: "matching windows", "bit-error rate", ...
     var rawFigureName: String { get }
 

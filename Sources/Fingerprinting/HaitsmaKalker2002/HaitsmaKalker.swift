@@ -25,6 +25,7 @@ public struct HaitsmaKalker: FingerprintAlgorithm {
     public var displayName: String { "Philips robust hash (Haitsma & Kalker 2002)" }
     public var sampleRate: Double { parameters.sampleRate }
     public var rawFigureName: String { "bit-error rate" }
+    public var offsetResolution: Double? { frameDuration }
     /// Two frames give the first sub-fingerprint.
     public var minimumDuration: Double { Double(parameters.frameSize + parameters.hop) / sampleRate }
     var frameDuration: Double { Double(parameters.hop) / sampleRate }

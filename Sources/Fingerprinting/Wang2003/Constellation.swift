@@ -34,6 +34,7 @@ public struct Constellation: FingerprintAlgorithm {
     public var displayName: String { "Constellation hashing (Wang 2003)" }
     public var sampleRate: Double { parameters.sampleRate }
     public var rawFigureName: String { "time-aligned matching hashes" }
+    public var offsetResolution: Double? { frameDuration }
     public var minimumDuration: Double { Double(parameters.fftSize + parameters.hop * parameters.minimumTimeDelta) / sampleRate }
     var frameDuration: Double { Double(parameters.hop) / sampleRate }
 

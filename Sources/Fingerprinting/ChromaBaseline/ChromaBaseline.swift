@@ -1,0 +1,90 @@
+import Foundation
+import AudioIO
+import DSP
+
+/// The worked example of README.md, "Adding an algorithm": a 12-bin chroma per frame (the pitch-class
+/// energy profile Chromaprint starts from), compared by mean cosine similarity at the best alignment.
+public struct ChromaBaseline: FingerprintAlgorithm {
+    public struct Parameters: Sendable, Codable, Equatable {
+        public var sampleRate = 11_025.0
+        public var frameSize = 4096
+        public var hop = 1366
+        public var lowestFrequency = 28.0
+        public var highestFrequency = 3520.0
+        public var matchThreshold = 0.9
+
+        public init() {}
+    }
+
+    public var parameters: Parameters
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    public var identifier: String { "chroma-baseline" }
+    public var displayName: String { "Chroma baseline (the 'Adding an algorithm' example)" }
+    public var sampleRate: Double { parameters.sampleRate }
+    public var minimumDuration: Double { Double(parameters.frameSize) / sampleRate }
+    public var rawFigureName: String { "mean cosine similarity" }
+    public var offsetResolution: Double? { Double(parameters.hop) / sampleRate }
+
+    public var profile: Profile {
+        let p = parameters
+        return Profile([
+            Parameter("sampleRate", p.sampleRate, source: "Chromaprint: 11,025 Hz"),
+            Parameter("frameSize", p.frameSize, source: "Chromaprint: frames of 4,096 samples"),
+            Parameter("hop", p.hop, source: "Chromaprint: hop 1,366 (2/3 overlap, 124 ms)"),
+            Parameter("window", "hann", source: "our choice: the usual window for spectral profiles"),
+            Parameter("chroma", "12 pitch classes, bins \(p.lowestFrequency)-\(p.highestFrequency) Hz, A4 = 440 Hz, summed power",
+                      source: "Chromaprint: 12 chroma bins from 28 to 3,520 Hz"),
+            Parameter("similarity", "mean cosine over aligned frames, best frame offset",
+                      source: "our choice: the simplest comparison that aligns in time"),
+            Parameter("matchThreshold", p.matchThreshold, source: "our choice: chroma of unrelated music is far from orthogonal"),
+        ])
+    }
+
+    public func fingerprint(_ audio: Audio, role: FingerprintRole) -> ChromaFingerprint {
+        let p = parameters
+        let stft = STFT(frameSize: p.frameSize, hop: p.hop, window: .hann)
+        // Pitch class of each FFT bin in range, -1 outside it.
+        let pitchClass = (0...(p.frameSize / 2)).map { k -> Int in
+            let f = Double(k) * p.sampleRate / Double(p.frameSize)
+            guard f >= p.lowestFrequency, f <= p.highestFrequency else { return -1 }
+            let midi = Int((12 * log2(f / 440) + 69).rounded())
+            return ((midi % 12) + 12) % 12
+        }
+        let chroma = stft.map(audio.samples, columns: 12) { power, row in
+            for (k, pc) in pitchClass.enumerated() where pc >= 0 { row[row.startIndex + pc] += power[k] }
+        }
+        return ChromaFingerprint(chroma: chroma.values, frameDuration: Double(p.hop) / p.sampleRate, duration: audio.duration)
+    }
+
+    public func compare(query: ChromaFingerprint, reference: ChromaFingerprint) -> Comparison {
+        let best = bestAlignment(queryCount: query.subFingerprintCount, referenceCount: reference.subFingerprintCount) { q, r, length in
+            (0..<length).reduce(0.0) { total, i in total + query.cosine(q + i, reference, r + i) } / Double(length)
+        }
+        guard let best else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
+        let score = min(1, max(0, best.score))
+        return Comparison(score: score, offset: Double(best.shift) * query.frameDuration, rawFigure: best.score)
+    }
+
+    public func isMatch(_ comparison: Comparison) -> Bool { comparison.score >= parameters.matchThreshold }
+}
+
+/// Twelve pitch-class energies per frame.
+public struct ChromaFingerprint: Fingerprint, Equatable {
+    public var chroma: [Float]
+    public var frameDuration: Double
+    public var duration: Double
+
+    public var subFingerprintCount: Int { chroma.count / 12 }
+    public var byteCount: Int { chroma.count * MemoryLayout<Float>.size }
+
+    /// Cosine similarity of frame `i` with frame `j` of `other`: dot / sqrt(|a|² |b|²), exactly 1 for equal frames.
+    func cosine(_ i: Int, _ other: ChromaFingerprint, _ j: Int) -> Double {
+        var dot = 0.0, aa = 0.0, bb = 0.0
+        for c in 0..<12 {
+            let a = Double(chroma[12 * i + c]), b = Double(other.chroma[12 * j + c])
+            dot += a * b; aa += a * a; bb += b * b
+        }
+        return aa > 0 && bb > 0 ? dot / (aa * bb).squareRoot() : 0
+    }
+}
