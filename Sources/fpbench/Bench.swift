@@ -7,7 +7,8 @@ struct Bench: ParsableCommand {
         abstract: "Measure fingerprinting speed: seconds of audio per CPU second, per algorithm.",
         discussion: """
         For each algorithm and file: decode + resample + fingerprint, repeated --repeat times; prints the \
-        best run's seconds of audio per CPU second and the fingerprint's bytes per second of audio. \
+        best run's seconds of audio per CPU second (child processes included, so an external command's start-up \
+        counts) and the fingerprint's bytes per second of audio. \
         Build in release mode for meaningful figures: swift build -c release.
 
         Example: .build/release/fpbench bench Datasets/ci/audio/*.wav
@@ -17,9 +18,10 @@ struct Bench: ParsableCommand {
     @Option(name: .shortAndLong, parsing: .upToNextOption, help: "Algorithms to measure (default: all).")
     var algorithms: [String] = []
     @Option(help: "Runs per file; the fastest counts.") var `repeat` = 3
+    @OptionGroup var external: ExternalOption
 
     func run() throws {
-        let chosen = try (algorithms.isEmpty ? AlgorithmRegistry.identifiers : algorithms).map(AlgorithmRegistry.algorithm)
+        let chosen = try external.resolve(algorithms)
         print("algorithm        audio s   CPU s    audio s / CPU s   bytes / s")
         for algorithm in chosen {
             var audioSeconds = 0.0, cpuSeconds = 0.0, bytes = 0

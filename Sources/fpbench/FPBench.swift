@@ -22,6 +22,6 @@ struct FPBench: ParsableCommand {
         Every command takes --help.
         """,
         version: fpbenchVersion,
-        subcommands: [Run.self, Report.self, SweepCommand.self, Datasets.self, Info.self, Algorithms.self, FingerprintFile.self, Compare.self, Identify.self, Bench.self]
+        subcommands: [Run.self, Report.self, SweepCommand.self, CompareAlgorithms.self, Datasets.self, Info.self, Algorithms.self, FingerprintFile.self, Compare.self, Identify.self, Bench.self]
     )
 }

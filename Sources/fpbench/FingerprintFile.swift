@@ -56,13 +56,16 @@ func reportingFailure<T>(_ file: String, _ body: () throws -> T) throws -> T {
     }
 }
 
-/// Process CPU time since creation, in seconds.
+/// CPU time (user + system) of this process and its finished child processes since creation, in seconds.
 struct CPUClock {
     private let start = CPUClock.now()
     static func now() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        func seconds(_ who: __rusage_who) -> Double {
+            var usage = rusage()
+            getrusage(who.rawValue, &usage)
+            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        }
+        return seconds(RUSAGE_SELF) + seconds(RUSAGE_CHILDREN)
     }
     var elapsed: Double { CPUClock.now() - start }
 }

@@ -19,6 +19,7 @@ struct Run: ParsableCommand {
           fpbench run                                        the full suite on the default dataset
           fpbench run --dataset ci --algorithms afa-thesis constellation --tests test1-cropping
           fpbench run --suite my-suite.json --seed 7 --out runs/seed7 --keep-audio
+          fpbench run --external Algorithms/chromaprint-fpcalc.json   (adds Chromaprint's fpcalc to the tables)
         """)
 
     @Option(help: "Dataset name (Datasets/NAME/manifest.json) or a manifest path.") var dataset = "default"
@@ -31,12 +32,13 @@ struct Run: ParsableCommand {
     @Flag(help: "Do not read or write the fingerprint cache.") var noCache = false
     @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
     @Flag(help: "Write each degraded query as WAV under OUT/queries/ so you can listen to it.") var keepAudio = false
+    @OptionGroup var external: ExternalOption
 
     func run() throws {
         let started = Date()
         let dataset = try validated { try Dataset.load(self.dataset) }
         let chosenSuite = try validated { try (suite.map(Suite.load) ?? .thesis).selecting(tests) }
-        let chosen = try validated { try (algorithms.isEmpty ? AlgorithmRegistry.identifiers : algorithms).map(AlgorithmRegistry.algorithm) }
+        let chosen = try external.resolve(algorithms)
         let outFolder = URL(fileURLWithPath: out)
         let results = Runner(RunConfiguration(
             dataset: dataset, algorithms: chosen, suite: chosenSuite, seed: seed, threads: max(1, threads),

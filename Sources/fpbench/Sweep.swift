@@ -18,13 +18,12 @@ struct SweepCommand: ParsableCommand {
         @Option(help: "Bisection tolerance, in the level's unit.") var tolerance: Double?
         @Option(help: "Fingerprint cache folder.") var cache = ".fpbench-cache/fingerprints"
         @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
+        @OptionGroup var external: ExternalOption
 
         func run(axis: SweepAxis, levels: [Double], thresholds: [Double], defaultTolerance: Double, out: String) throws {
             let started = Date()
             let base = RunConfiguration(
-                dataset: try validated { try Dataset.load(dataset) }, algorithms: try validated {
-                    try (algorithms.isEmpty ? AlgorithmRegistry.identifiers : algorithms).map(AlgorithmRegistry.algorithm)
-                }, suite: .thesis, seed: seed, threads: max(1, threads), cacheFolder: URL(fileURLWithPath: cache),
+                dataset: try validated { try Dataset.load(dataset) }, algorithms: try external.resolve(algorithms), suite: .thesis, seed: seed, threads: max(1, threads), cacheFolder: URL(fileURLWithPath: cache),
                 keepAudioFolder: nil, showProgress: true, toolVersion: fpbenchVersion)
             let sweep = SweepRunner(base: base, axis: axis)
             let (points, results) = sweep.evaluate(levels)

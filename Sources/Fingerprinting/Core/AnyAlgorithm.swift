@@ -21,7 +21,7 @@ public struct AnyAlgorithm: Sendable {
     public let minimumDuration: Double
     public let offsetResolution: Double?
     public let rawFigureName: String
-    private let fingerprintBody: @Sendable (Audio, FingerprintRole) -> any Fingerprint
+    private let fingerprintBody: @Sendable (Audio, FingerprintRole) throws -> any Fingerprint
     private let isMatchBody: @Sendable (Comparison) -> Bool
     private let makeIndexBody: @Sendable () -> any AnyIndexBox
     private let compareBody: @Sendable (any Fingerprint, any Fingerprint) -> Comparison
@@ -35,7 +35,7 @@ public struct AnyAlgorithm: Sendable {
         minimumDuration = algorithm.minimumDuration
         offsetResolution = algorithm.offsetResolution
         rawFigureName = algorithm.rawFigureName
-        fingerprintBody = { algorithm.fingerprint($0, role: $1) }
+        fingerprintBody = { try algorithm.fingerprint($0, role: $1) }
         isMatchBody = { algorithm.isMatch($0) }
         makeIndexBody = { IndexBox(algorithm.makeIndex()) }
         compareBody = { query, reference in
@@ -53,7 +53,7 @@ public struct AnyAlgorithm: Sendable {
             throw FingerprintError.tooShort(duration: audio.duration, minimum: minimumDuration)
         }
         guard audio.samples.contains(where: { $0 != 0 }) else { throw FingerprintError.silent }
-        return AnyFingerprint(algorithm: identifier, base: fingerprintBody(audio, role))
+        return AnyFingerprint(algorithm: identifier, base: try fingerprintBody(audio, role))
     }
 
     /// Reads `path` (optionally a window of it) at the algorithm's rate and fingerprints it.

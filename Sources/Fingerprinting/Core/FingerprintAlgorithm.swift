@@ -51,7 +51,7 @@ public protocol FingerprintAlgorithm: Sendable {
 
     /// Fingerprints mono audio already at `sampleRate`. Queries may be fingerprinted more densely
     /// than references (Waveprint does); most algorithms ignore the role.
-    func fingerprint(_ audio: Audio, role: FingerprintRole) -> Print
+    func fingerprint(_ audio: Audio, role: FingerprintRole) throws -> Print
     func compare(query: Print, reference: Print) -> Comparison
 
     /// Whether a comparison is good enough to call a match; below it a catalog answers "no match".

@@ -64,7 +64,7 @@ public struct HaitsmaKalker: FingerprintAlgorithm {
     }
 
     public func compare(query: HKFingerprint, reference: HKFingerprint) -> Comparison {
-        BitErrorMatcher.compare(query: query, reference: reference)
+        bestBitErrorComparison(query: query.words, reference: reference.words, wordDuration: query.frameDuration)
     }
 
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure < parameters.berThreshold }

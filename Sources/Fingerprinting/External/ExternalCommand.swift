@@ -1,0 +1,139 @@
+import AudioIO
+import Foundation
+
+/// An algorithm defined by a configuration file: a command turns a WAV file into 32-bit words, and a
+/// built-in metric compares them. The contract, documented in README.md ("External algorithms"):
+/// the command gets a mono 16-bit WAV at `sampleRate` in place of `{input}` and prints the words on
+/// standard output, separated by commas or white space (`"output": "words"`), or as JSON
+/// `{"words": [...]}` (`"output": "json"`); a non-zero exit is a failure, reported with its stderr.
+public struct ExternalAlgorithm: FingerprintAlgorithm {
+    public struct Configuration: Sendable, Codable, Equatable {
+        public var identifier: String
+        public var displayName: String
+        public var sampleRate: Double
+        public var command: [String]
+        public var output: String
+        /// The only built-in metric so far: "bit-error-rate" (over 32-bit words at the best alignment).
+        public var compare: String
+        /// Seconds of audio per word, for offsets.
+        public var wordDuration: Double
+        public var minimumDuration: Double
+        /// A match when the bit-error rate is below this.
+        public var berThreshold: Double
+        /// How to get the command, shown when it is missing.
+        public var install: String
+        public var parameters: [Parameter]
+    }
+
+    public let configuration: Configuration
+
+    public init(configuration: Configuration) throws {
+        guard configuration.command.contains("{input}") else {
+            throw ExternalCommandError(command: configuration.command, reason: "the command must contain {input}")
+        }
+        guard ["words", "json"].contains(configuration.output), configuration.compare == "bit-error-rate" else {
+            throw ExternalCommandError(command: configuration.command, reason: "output must be words or json, compare must be bit-error-rate")
+        }
+        self.configuration = configuration
+    }
+
+    /// Reads a configuration file.
+    public static func load(_ path: String) throws -> ExternalAlgorithm {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ExternalCommandError(command: [path], reason: "no such configuration file")
+        }
+        do { return try ExternalAlgorithm(configuration: JSONDecoder().decode(Configuration.self, from: data)) } catch let error as DecodingError {
+            throw ExternalCommandError(command: [path], reason: "broken configuration: \(error)")
+        }
+    }
+
+    public var identifier: String { configuration.identifier }
+    public var displayName: String { configuration.displayName }
+    public var sampleRate: Double { configuration.sampleRate }
+    public var minimumDuration: Double { configuration.minimumDuration }
+    public var offsetResolution: Double? { configuration.wordDuration }
+    public var rawFigureName: String { "bit-error rate" }
+    public var profile: Profile {
+        Profile(configuration.parameters + [
+            Parameter("command", configuration.command.joined(separator: " "), source: "external configuration"),
+            Parameter("compare", "\(configuration.compare) at the best alignment, match below \(configuration.berThreshold)",
+                      source: "external configuration; the metric is built in"),
+        ])
+    }
+
+    public func fingerprint(_ audio: Audio, role: FingerprintRole) throws -> ExternalFingerprint {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-external-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("input.wav").path
+        try AudioWriter.write(audio, to: input)
+        let started = Date()
+        let stdout = try run(configuration.command.map { $0 == "{input}" ? input : $0 }, folder: folder)
+        let words = try parse(stdout)
+        return ExternalFingerprint(words: words, wordDuration: configuration.wordDuration, duration: audio.duration,
+                                   commandSeconds: Date().timeIntervalSince(started))
+    }
+
+    public func compare(query: ExternalFingerprint, reference: ExternalFingerprint) -> Comparison {
+        bestBitErrorComparison(query: query.words, reference: reference.words, wordDuration: configuration.wordDuration)
+    }
+
+    public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure < configuration.berThreshold }
+
+    private func run(_ arguments: [String], folder: URL) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = folder.appendingPathComponent("stderr.txt")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: errors)
+        do { try process.run() } catch {
+            throw ExternalCommandError(command: arguments, reason: "cannot start: \(error)")
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let message = (try? String(contentsOf: errors, encoding: .utf8))?.split(separator: "\n").first.map(String.init) ?? ""
+            let hint = process.terminationStatus == 127 ? " (not installed? \(configuration.install))" : ""
+            throw ExternalCommandError(command: arguments, reason: "exit status \(process.terminationStatus)\(hint): \(message)")
+        }
+        return data
+    }
+
+    private func parse(_ data: Data) throws -> [UInt32] {
+        if configuration.output == "json" {
+            struct Words: Decodable { var words: [UInt32] }
+            guard let decoded = try? JSONDecoder().decode(Words.self, from: data) else {
+                throw ExternalCommandError(command: configuration.command, reason: "output is not JSON {\"words\": [...]}")
+            }
+            return decoded.words
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        let fields = text.split(whereSeparator: { $0 == "," || $0.isWhitespace })
+        let words = fields.compactMap { UInt32($0) ?? Int32($0).map { UInt32(bitPattern: $0) } }
+        guard words.count == fields.count, !words.isEmpty else {
+            throw ExternalCommandError(command: configuration.command, reason: "output is not a list of 32-bit words: \(text.prefix(80))")
+        }
+        return words
+    }
+}
+
+/// The words an external command printed, and how long the command took (start-up included).
+public struct ExternalFingerprint: Fingerprint, Equatable {
+    public var words: [UInt32]
+    public var wordDuration: Double
+    public var duration: Double
+    /// Wall time of the command, process start-up included.
+    public var commandSeconds: Double
+
+    public var subFingerprintCount: Int { words.count }
+    public var byteCount: Int { words.count * 4 }
+}
+
+public struct ExternalCommandError: Error, CustomStringConvertible {
+    public var command: [String]
+    public var reason: String
+    public var description: String { "external command `\(command.joined(separator: " "))`: \(reason)" }
+}

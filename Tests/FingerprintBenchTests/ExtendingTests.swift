@@ -1,0 +1,66 @@
+import AudioIO
+@testable import Evaluation
+@testable import Fingerprinting
+import Foundation
+import Reporting
+import Testing
+
+@Suite struct ExternalAlgorithmTests {
+    /// A real external process standing in for fpcalc: `od` prints the WAV's bytes as unsigned 32-bit words.
+    func configuration(command: [String]) -> ExternalAlgorithm.Configuration {
+        ExternalAlgorithm.Configuration(identifier: "od-words", displayName: "od as a fingerprinter", sampleRate: 8000,
+                                        command: command, output: "words", compare: "bit-error-rate", wordDuration: 0.0005,
+                                        minimumDuration: 0.1, berThreshold: 0.35, install: "coreutils", parameters: [])
+    }
+
+    @Test func anExternalCommandFingerprintsAndCompares() throws {
+        let algorithm = AnyAlgorithm(try ExternalAlgorithm(configuration: configuration(command: ["od", "-An", "-v", "-tu4", "{input}"])))
+        let tone = sine(frequency: 440, duration: 1, sampleRate: 8000)
+        let print = try algorithm.fingerprint(tone)
+        #expect(print.subFingerprintCount == (44 + 16_000) / 4)  // the WAV header and 8,000 16-bit samples, as words
+        #expect((print.base as? ExternalFingerprint)?.commandSeconds ?? 0 > 0)
+        let identity = algorithm.compare(query: print, reference: print)
+        #expect(identity.score == 1 && identity.rawFigure == 0 && algorithm.isMatch(identity))
+        let other = try algorithm.fingerprint(sine(frequency: 1234, duration: 1, sampleRate: 8000))
+        #expect(algorithm.compare(query: other, reference: print).score < 1)
+    }
+
+    @Test func aFailingCommandIsReportedWithItsReason() throws {
+        let missing = AnyAlgorithm(try ExternalAlgorithm(configuration: configuration(command: ["no-such-fingerprinter", "{input}"])))
+        #expect { try missing.fingerprint(sine(frequency: 440, duration: 1, sampleRate: 8000)) } throws: { error in
+            "\(error)".contains("no-such-fingerprinter") && "\(error)".contains("exit status 127") && "\(error)".contains("coreutils")
+        }
+        let garbage = AnyAlgorithm(try ExternalAlgorithm(configuration: configuration(command: ["echo", "not words", "{input}"])))
+        #expect { try garbage.fingerprint(sine(frequency: 440, duration: 1, sampleRate: 8000)) } throws: {
+            "\($0)".contains("not a list of 32-bit words")
+        }
+        #expect(throws: ExternalCommandError.self) { try ExternalAlgorithm(configuration: configuration(command: ["od"])) }
+    }
+
+    @Test func theChromaprintConfigurationLoads() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Algorithms/chromaprint-fpcalc.json").path
+        let chromaprint = try ExternalAlgorithm.load(path)
+        #expect(chromaprint.identifier == "chromaprint" && chromaprint.sampleRate == 11_025)
+        #expect(chromaprint.profile.parameters.contains { $0.name == "command" && $0.value.hasPrefix("fpcalc -raw") })
+    }
+}
+
+@Suite struct AlgorithmComparisonTests {
+    @Test func deltasAndChangedSourcesAreReported() {
+        func matrix(_ algorithm: String, _ scores: [[Double?]]) -> SimilarityMatrix {
+            SimilarityMatrix(algorithm: algorithm, test: "t", rows: ["a", "b"], columns: ["a", "b"], scores: scores,
+                             rawFigures: scores, offsets: scores)
+        }
+        let results = RunResults(
+            tool: .init(name: "fpbench", version: "test"), seed: 1,
+            dataset: .init(name: "d", manifestSHA256: "", sources: [.init(id: "a", name: "a", family: "f"), .init(id: "b", name: "b", family: "f")]),
+            algorithms: [], tests: [.init(definition: TestDefinition(id: "t", title: "t", kind: .cropping), queries: [])],
+            references: ["a", "b"],
+            matrices: [matrix("old", [[0.9, 0.1], [0.6, 0.5]]), matrix("new", [[0.4, 0.5], [0.2, 0.8]])],
+            skipped: [], failures: [])
+        let markdown = algorithmComparisonMarkdown(results, baseline: "old", candidate: "new")
+        #expect(markdown.contains("| t | 1/2 | 1/2 | +0 | 70.0 | 60.0 | -10.0 |"))
+        #expect(markdown.contains("- t: miss → hit: b; hit → miss: a"))
+    }
+}
