@@ -51,8 +51,3 @@ struct Identify: ParsableCommand {
         if failures > 0 { throw ExitCode.failure }
     }
 }
-
-/// One line naming the file and the reason.
-func describe(_ error: Error, file: String) -> String {
-    error is AudioError ? "\(error)" : "\(file): \(error)"
-}

@@ -34,8 +34,3 @@ struct Info: ParsableCommand {
         }
     }
 }
-
-/// One line on standard error.
-func printError(_ line: String) {
-    FileHandle.standardError.write(Data(("error: " + line + "\n").utf8))
-}

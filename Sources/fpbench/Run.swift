@@ -71,8 +71,3 @@ struct Report: ParsableCommand {
         print(folder.appendingPathComponent("summary.md").path)
     }
 }
-
-/// Runs `body`, turning its error into a one-line usage error.
-func validated<T>(_ body: () throws -> T) throws -> T {
-    do { return try body() } catch { throw ValidationError("\(error)") }
-}

@@ -55,7 +55,7 @@ public struct Waveprint: FingerprintAlgorithm {
     }
 
     public var profile: Profile {
-        let p = parameters, sf = Source.soundFingerprinting, bc = Source.balujaCovell
+        let p = parameters, sf = Citation.soundFingerprinting, bc = Citation.balujaCovell
         return Profile([
             Parameter("sampleRate", p.sampleRate, source: "\(sf): 5,512 Hz (\(bc) §3)"),
             Parameter("frameSize", p.frameSize, source: "\(sf): STFT of 2,048 samples"),

@@ -31,23 +31,23 @@ public struct AFAThesis: FingerprintAlgorithm {
     public var profile: Profile {
         let p = parameters
         return Profile([
-            Parameter("sampleRate", p.sampleRate, source: "\(Source.thesis), AFA: mono, resampled to 5,512 Hz"),
-            Parameter("frameSize", p.frameSize, source: "\(Source.thesis), AFA: STFT window of 2,048 samples"),
-            Parameter("hop", p.hop, source: "\(Source.thesis), AFA: a new window every 64 samples"),
-            Parameter("window", "rectangular", source: "\(Source.thesis), AFA: no window function is applied"),
-            Parameter("bandCount", p.bandCount, source: "\(Source.thesis), AFA: 32 bands"),
+            Parameter("sampleRate", p.sampleRate, source: "\(Citation.thesis), AFA: mono, resampled to 5,512 Hz"),
+            Parameter("frameSize", p.frameSize, source: "\(Citation.thesis), AFA: STFT window of 2,048 samples"),
+            Parameter("hop", p.hop, source: "\(Citation.thesis), AFA: a new window every 64 samples"),
+            Parameter("window", "rectangular", source: "\(Citation.thesis), AFA: no window function is applied"),
+            Parameter("bandCount", p.bandCount, source: "\(Citation.thesis), AFA: 32 bands"),
             Parameter("bands", "logarithmic, \(p.lowestFrequency) Hz to Nyquist (\(p.sampleRate / 2) Hz), mean power of the bins inside",
-                      source: "\(Source.thesis), AFA: log-spaced bands from 318 Hz to the Nyquist frequency, mean power"),
-            Parameter("imageRows", p.imageRows, source: "\(Source.thesis), AFA: 128 rows per spectral image, images do not overlap"),
+                      source: "\(Citation.thesis), AFA: log-spaced bands from 318 Hz to the Nyquist frequency, mean power"),
+            Parameter("imageRows", p.imageRows, source: "\(Citation.thesis), AFA: 128 rows per spectral image, images do not overlap"),
             Parameter("wavelet", "Haar, normalised, standard 2-D decomposition (rows, then columns)",
-                      source: "\(Source.thesis), AFA: standard-form Haar; its extra 1/sqrt(n) is a uniform scale and changes no rank or sign"),
-            Parameter("topWavelets", p.topWavelets, source: "\(Source.thesis), AFA: the 200 coefficients of largest magnitude"),
+                      source: "\(Citation.thesis), AFA: standard-form Haar; its extra 1/sqrt(n) is a uniform scale and changes no rank or sign"),
+            Parameter("topWavelets", p.topWavelets, source: "\(Citation.thesis), AFA: the 200 coefficients of largest magnitude"),
             Parameter("encoding", "sign of the i-th largest at bits 2i, 2i+1 (10 positive, 01 negative, 00 zero)",
-                      source: "\(Source.thesis), AFA code: rank order, position lost (quirk reproduced)"),
+                      source: "\(Citation.thesis), AFA code: rank order, position lost (quirk reproduced)"),
             Parameter("similarity", "hits / possible hits over bit pairs set in the query; max over whole-image offsets",
-                      source: "\(Source.thesis), AFA: sub-fingerprint and fingerprint similarity (the server's missing offset not copied)"),
+                      source: "\(Citation.thesis), AFA: sub-fingerprint and fingerprint similarity (the server's missing offset not copied)"),
             Parameter("catalogThreshold", "none: the best reference is the answer",
-                      source: "\(Source.thesis): the server answers with the best match and its percentage"),
+                      source: "\(Citation.thesis): the server answers with the best match and its percentage"),
         ])
     }
 
@@ -67,8 +67,8 @@ public struct AFAThesis: FingerprintAlgorithm {
             let wavelets = Haar.transform2D(maker.image(spectrogram, startingAt: start), form: .normalised)
             words += encoder.encode(wavelets.values)
         }
-        return AFAFingerprint(wordsPerSubFingerprint: encoder.wordCount, words: words,
-                              imageDuration: imageDuration, duration: audio.duration)
+        return AFAFingerprint(bitsPerSubFingerprint: 2 * parameters.topWavelets, wordsPerSubFingerprint: encoder.wordCount,
+                              words: words, imageDuration: imageDuration, duration: audio.duration)
     }
 
     /// The thesis answers with the best reference whatever its score: every comparison is a match.
@@ -81,14 +81,16 @@ public struct AFAThesis: FingerprintAlgorithm {
 
 /// One 400-bit sub-fingerprint per non-overlapping spectral image.
 public struct AFAFingerprint: Fingerprint, Equatable {
+    /// 2 bits per kept wavelet: 400 at the defaults.
+    public var bitsPerSubFingerprint: Int
     public var wordsPerSubFingerprint: Int
     public var words: [UInt64]
     public var imageDuration: Double
     public var duration: Double
 
     public var subFingerprintCount: Int { words.count / wordsPerSubFingerprint }
-    /// 2 bits per kept wavelet: 50 bytes per sub-fingerprint at the defaults.
-    public var byteCount: Int { subFingerprintCount * 50 }
+    /// The payload, not the 64-bit padding: 50 bytes per sub-fingerprint at the defaults.
+    public var byteCount: Int { subFingerprintCount * bitsPerSubFingerprint / 8 }
 
     func subFingerprint(_ i: Int) -> ArraySlice<UInt64> {
         words[(i * wordsPerSubFingerprint)..<((i + 1) * wordsPerSubFingerprint)]

@@ -28,22 +28,22 @@ public struct MelodyAnalyzing: FingerprintAlgorithm {
 
     public var profile: Profile {
         Profile([
-            Parameter("sampleRate", parameters.sampleRate, source: "\(Source.thesis), MAA: recordings at 44.1 kHz"),
+            Parameter("sampleRate", parameters.sampleRate, source: "\(Citation.thesis), MAA: recordings at 44.1 kHz"),
             Parameter("windowSize", parameters.windowSize,
-                      source: "\(Source.thesis), MAA: \"512 KB\" windows, read as 512 samples; consecutive, no overlap"),
-            Parameter("window", "rectangular", source: "\(Source.thesis), MAA: no window function is mentioned"),
+                      source: "\(Citation.thesis), MAA: \"512 KB\" windows, read as 512 samples; consecutive, no overlap"),
+            Parameter("window", "rectangular", source: "\(Citation.thesis), MAA: no window function is mentioned"),
             Parameter("rangeCount", parameters.rangeCount,
-                      source: "\(Source.thesis), MAA: 5 equal ranges up to the Nyquist frequency (3,800 Hz in 0-4,400 Hz)"),
+                      source: "\(Citation.thesis), MAA: 5 equal ranges up to the Nyquist frequency (3,800 Hz in 0-4,400 Hz)"),
             Parameter("rangeBins", "DC included in the first range, the Nyquist bin in the last",
                       source: "our choice: the thesis does not say; the naive reading keeps every bin"),
             Parameter("matchThreshold", "\(parameters.matchThreshold) Hz",
-                      source: "\(Source.thesis), MAA: windows match when the sum of the 5 differences is below 400 Hz"),
+                      source: "\(Citation.thesis), MAA: windows match when the sum of the 5 differences is below 400 Hz"),
             Parameter("alignment", "none: window i of the query against window i of the reference",
-                      source: "\(Source.thesis), MAA: no filtering, no time alignment"),
+                      source: "\(Citation.thesis), MAA: no filtering, no time alignment"),
             Parameter("score", "matching windows / windows compared",
                       source: "our choice: the thesis reports the count; normalised so it sits beside other algorithms"),
             Parameter("catalogThreshold", "none: the best reference is the answer",
-                      source: "\(Source.thesis): the server answers with the best match and its percentage"),
+                      source: "\(Citation.thesis): the server answers with the best match and its percentage"),
         ])
     }
 

@@ -25,7 +25,7 @@ public struct Profile: Sendable, Codable, Equatable {
 
 /// Where the values come from; one constant per document so citations read the same everywhere.
 /// The full references are in README.md, \"References\".
-public enum Source {
+public enum Citation {
     public static let thesis = "Brandner 2013"
     public static let balujaCovell = "Baluja & Covell 2008"
     public static let soundFingerprinting = "SoundFingerprinting defaults"

@@ -31,7 +31,7 @@ public struct HaitsmaKalker: FingerprintAlgorithm {
     var frameDuration: Double { Double(parameters.hop) / sampleRate }
 
     public var profile: Profile {
-        let p = parameters, hk = Source.haitsmaKalker
+        let p = parameters, hk = Citation.haitsmaKalker
         return Profile([
             Parameter("sampleRate", p.sampleRate, source: "\(hk), §4.2: audio downsampled to 5 kHz (5,512 Hz as in the reference implementations)"),
             Parameter("frameSize", p.frameSize, source: "\(hk), §4.2: frames of 0.37 s (2,048 samples)"),

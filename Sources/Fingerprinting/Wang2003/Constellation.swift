@@ -39,7 +39,7 @@ public struct Constellation: FingerprintAlgorithm {
     var frameDuration: Double { Double(parameters.hop) / sampleRate }
 
     public var profile: Profile {
-        let p = parameters, a = Source.audfprint, w = Source.wang
+        let p = parameters, a = Citation.audfprint, w = Citation.wang
         return Profile([
             Parameter("sampleRate", p.sampleRate, source: "\(a): 11,025 Hz (\(w) gives 8 kHz)"),
             Parameter("fftSize", p.fftSize, source: "\(a): 512-point FFT"),
