@@ -9,17 +9,22 @@ struct FPBench: ParsableCommand {
         commandName: "fpbench",
         abstract: "Compare audio-fingerprint algorithms on real audio, side by side, reproducibly.",
         discussion: """
-        FingerprintBench reproduces the four tests of Brandner's thesis "Bird Recognition using Audio \
-        Fingerprinting" (2013) -- cropping, a different recording, added noise, re-recorded playback -- \
-        and runs them on any algorithm that implements its interface.
+        Reproduces the four tests of Brandner's thesis "Bird Recognition using
+        Audio Fingerprinting" (2013): cropping, a different recording, added
+        noise, re-recorded playback, on any algorithm behind its interface.
 
-        Start here:
-          fpbench info Datasets/ci/audio/*.wav          what is in these files?
-          fpbench algorithms                            which algorithms, with which parameters (and why)?
-          fpbench fingerprint -a afa-thesis FILE        fingerprint one file, print its size and speed
-          fpbench compare -a afa-thesis QUERY REF       the thesis's "compare two audio files"
+        The four jobs:
+          fpbench run                      the full suite -> runs/latest/summary.md
+          fpbench compare-algorithms --baseline afa-thesis --candidate waveprint
+          fpbench sweep noise              each algorithm's breaking point
+          fpbench report RESULTS.json      regenerate every table
 
-        Every command takes --help.
+        Look around:
+          fpbench datasets                 sources, families, checksums
+          fpbench algorithms               parameters, each with its source
+          fpbench info FILE...             format, duration, levels
+
+        Every command takes --help, with examples.
         """,
         version: fpbenchVersion,
         subcommands: [Run.self, Report.self, SweepCommand.self, CompareAlgorithms.self, Datasets.self, Info.self, Algorithms.self, FingerprintFile.self, Compare.self, Identify.self, Bench.self]
