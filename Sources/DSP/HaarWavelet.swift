@@ -50,6 +50,13 @@ public enum Haar {
     /// Standard 2-D decomposition: every row fully decomposed, then every column.
     public static func transform2D(_ image: Matrix, form: HaarForm) -> Matrix {
         var result = image
+        transform2D(&result, form: form)
+        return result
+    }
+
+    /// The standard 2-D decomposition in place.
+    public static func transform2D(_ result: inout Matrix, form: HaarForm) {
+        let image = (rows: result.rows, columns: result.columns)
         var scratch = [Float](repeating: 0, count: max(image.rows, image.columns))
         result.values.withUnsafeMutableBufferPointer { buffer in
             scratch.withUnsafeMutableBufferPointer { scratchBuffer in
@@ -62,6 +69,5 @@ public enum Haar {
                 }
             }
         }
-        return result
     }
 }

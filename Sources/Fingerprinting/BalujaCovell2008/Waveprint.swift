@@ -90,8 +90,9 @@ public struct Waveprint: FingerprintAlgorithm {
         var keys: [UInt64] = []
         keys.reserveCapacity(starts.count * parameters.tableCount)
         for start in starts {
-            let wavelets = Haar.transform2D(maker.image(spectrogram, startingAt: start), form: .normalised)
-            keys += hasher.tableKeys(wavelets.values)
+            var image = maker.image(spectrogram, startingAt: start)
+            Haar.transform2D(&image, form: .normalised)
+            keys += hasher.tableKeys(image.values)
         }
         return WaveprintFingerprint(tableCount: parameters.tableCount, keys: keys, imageStarts: starts.map(UInt32.init),
                                     hopDuration: Double(parameters.hop) / sampleRate, duration: audio.duration)

@@ -34,45 +34,26 @@ struct SpectralImageMaker {
 
 /// The `count` wavelet coefficients of largest magnitude. With `ranked`, largest first, ties to the lower
 /// index so the order never depends on the sort; without, in index order (Waveprint needs only the set).
-/// Selects the cut-off magnitude in linear time: this runs once per spectral image.
+/// Runs once per spectral image, so it selects by radix: a float's bit pattern with the sign cleared
+/// orders like its magnitude, and a histogram of its top 12 bits finds the boundary bucket in one pass.
 func topCoefficients(_ coefficients: [Float], count: Int, ranked: Bool = true) -> [(index: Int, value: Float)] {
     let k = min(count, coefficients.count)
     guard k > 0 else { return [] }
-    var magnitudes = coefficients.map { abs($0) }
-    let cutoff = kthLargest(&magnitudes, k)
-    var above: [Int] = [], equal: [Int] = []
-    above.reserveCapacity(k)
-    for i in coefficients.indices {
-        let magnitude = abs(coefficients[i])
-        if magnitude > cutoff { above.append(i) } else if magnitude == cutoff && equal.count < k { equal.append(i) }
+    let keys = coefficients.map { $0.bitPattern & 0x7FFF_FFFF }
+    let shift: UInt32 = 20  // 31 magnitude bits -> 2,048 buckets
+    var histogram = [Int32](repeating: 0, count: 1 << 11)
+    for key in keys { histogram[Int(key >> shift)] &+= 1 }
+    var bucket = histogram.count - 1, above = 0
+    while above + Int(histogram[bucket]) < k { above += Int(histogram[bucket]); bucket -= 1 }
+    var chosen: [Int] = [], boundary: [Int] = []
+    chosen.reserveCapacity(k)
+    for (i, key) in keys.enumerated() {
+        let b = Int(key >> shift)
+        if b > bucket { chosen.append(i) } else if b == bucket { boundary.append(i) }
     }
-    var chosen = above + equal.prefix(k - above.count)
-    if ranked {
-        chosen.sort {
-            let a = abs(coefficients[$0]), b = abs(coefficients[$1])
-            return a != b ? a > b : $0 < $1
-        }
-    } else {
-        chosen.sort()
-    }
+    let byMagnitude: (Int, Int) -> Bool = { keys[$0] != keys[$1] ? keys[$0] > keys[$1] : $0 < $1 }
+    boundary.sort(by: byMagnitude)
+    chosen += boundary.prefix(k - above)
+    if ranked { chosen.sort(by: byMagnitude) } else { chosen.sort() }
     return chosen.map { (index: $0, value: coefficients[$0]) }
-}
-
-/// The k-th largest value (k ≥ 1), by quickselect (Hoare partition); reorders `values`.
-private func kthLargest(_ values: inout [Float], _ k: Int) -> Float {
-    values.withUnsafeMutableBufferPointer { v in
-        var low = 0, high = v.count - 1
-        let target = k - 1
-        while low < high {
-            let pivot = v[(low &+ high) / 2]
-            var i = low, j = high
-            while i <= j {
-                while v[i] > pivot { i &+= 1 }
-                while v[j] < pivot { j &-= 1 }
-                if i <= j { v.swapAt(i, j); i &+= 1; j &-= 1 }
-            }
-            if target <= j { high = j } else if target >= i { low = i } else { return v[target] }
-        }
-        return v[target]
-    }
 }
