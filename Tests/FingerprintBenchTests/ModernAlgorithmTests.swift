@@ -77,6 +77,24 @@ import Testing
         #expect(catalog.byteCount > 0 && catalog.duration == 36)
     }
 
+    @Test func theSlidingMaximumEqualsTheNaiveOne() {
+        let x = SeededNoise(seed: 4).gaussian(count: 37, sigma: 1)
+        for radius in [0, 1, 3, 10, 40] {
+            var out = [Float](repeating: 0, count: x.count), scratch = [Float](repeating: 0, count: 2 * (x.count + 2 * radius))
+            x.withUnsafeBufferPointer { slidingMaximum($0.baseAddress!, stride: 1, into: &out, count: x.count, radius: radius, scratch: &scratch) }
+            let naive = x.indices.map { i in x[max(0, i - radius)...min(x.count - 1, i + radius)].max()! }
+            #expect(out == naive, "radius \(radius)")
+        }
+    }
+
+    @Test func topCoefficientsAreTheLargestMagnitudesLargestFirst() {
+        let x = SeededNoise(seed: 8).gaussian(count: 4096, sigma: 1) + [0, 0, 5, -5]
+        let top = topCoefficients(x, count: 200)
+        let expected = x.indices.sorted { abs(x[$0]) != abs(x[$1]) ? abs(x[$0]) > abs(x[$1]) : $0 < $1 }.prefix(200)
+        #expect(top.map(\.index) == Array(expected))
+        #expect(topCoefficients(x, count: 200, ranked: false).map(\.index) == expected.sorted())
+    }
+
     @Test func minHashPermutationsDependOnlyOnTheSeed() {
         let a = MinHashPermutations(count: 3, length: 64, seed: 7)
         #expect(a.order == MinHashPermutations(count: 3, length: 64, seed: 7).order)
