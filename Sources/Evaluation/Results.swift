@@ -28,6 +28,8 @@ public struct RunResults: Sendable, Codable, Equatable {
         public var sampleRate: Double
         public var rawFigureName: String
         public var profile: Profile
+        /// Haitsma's "fingerprint size": bytes per second of reference audio, over every reference.
+        public var bytesPerSecond: Double?
     }
 
     /// One query of a test: where it came from and everything done to it.

@@ -179,9 +179,12 @@ public struct Runner {
             tool: .init(name: "fpbench", version: c.toolVersion), seed: c.seed,
             dataset: .init(name: dataset.manifest.name, manifestSHA256: dataset.manifestSHA256,
                            sources: sources.map { .init(id: $0.id, name: $0.name, family: $0.family) }),
-            algorithms: c.algorithms.map {
-                .init(identifier: $0.identifier, displayName: $0.displayName, sampleRate: $0.sampleRate,
-                      rawFigureName: $0.rawFigureName, profile: $0.profile)
+            algorithms: c.algorithms.enumerated().map { a, algorithm in
+                let prints = sources.indices.compactMap { fingerprint(a, $0) }
+                let seconds = prints.reduce(0) { $0 + $1.duration }
+                return .init(identifier: algorithm.identifier, displayName: algorithm.displayName, sampleRate: algorithm.sampleRate,
+                             rawFigureName: algorithm.rawFigureName, profile: algorithm.profile,
+                             bytesPerSecond: seconds > 0 ? Double(prints.reduce(0) { $0 + $1.byteCount }) / seconds : nil)
             },
             tests: tests, references: sources.map(\.id), matrices: matrices, skipped: skipped, failures: failures)
     }

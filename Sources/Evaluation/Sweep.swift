@@ -107,16 +107,25 @@ public enum BreakingPoints {
 public struct SweepRunner {
     public var base: RunConfiguration
     public var axis: SweepAxis
+    /// When set, crop offsets snap to multiples of this many seconds (the thesis AFA's image grid).
+    public var cropGrid: Double?
 
-    public init(base: RunConfiguration, axis: SweepAxis) {
+    public init(base: RunConfiguration, axis: SweepAxis, cropGrid: Double? = nil) {
         self.base = base
         self.axis = axis
+        self.cropGrid = cropGrid
+    }
+
+    func test(at level: Double) -> TestDefinition {
+        var test = axis.test(at: level)
+        test.cropGrid = cropGrid
+        return test
     }
 
     /// Accuracy, mean diagonal and margin per algorithm and level, and the underlying results.
     public func evaluate(_ levels: [Double], algorithms: [String]? = nil) -> (points: [SweepPoint], results: RunResults) {
         var configuration = base
-        configuration.suite = Suite(name: "sweep", tests: levels.map(axis.test))
+        configuration.suite = Suite(name: "sweep", tests: levels.map(test))
         if let algorithms { configuration.algorithms = configuration.algorithms.filter { algorithms.contains($0.identifier) } }
         let results = Runner(configuration).run()
         let points = zip(levels, configuration.suite.tests).flatMap { level, test in

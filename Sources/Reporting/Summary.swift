@@ -20,6 +20,14 @@ public func summaryMarkdown(_ results: RunResults, matrixLink: (SimilarityMatrix
         }
     }
 
+    out += "\n## Haitsma's five parameters\n\n"
+    out += "Robustness: tests 3 and 4 above, and `fpbench sweep noise`. Reliability: test 2 and the margins. "
+    out += "Granularity: `fpbench sweep length`. Scalability: `fpbench identify` prints a catalog's memory per hour. "
+    out += "Fingerprint size, per second of reference audio:\n\n| algorithm | bytes per second |\n|---|---:|\n"
+    for algorithm in results.algorithms {
+        out += "| \(algorithm.identifier) | \(algorithm.bytesPerSecond.map { String(format: "%.1f", $0) } ?? "—") |\n"
+    }
+
     out += "\n## Beside the thesis (Brandner 2013, AFA)\n\n"
     out += "| test | thesis | afa-thesis here |\n|---|---|---|\n"
     let thesis = [("test1-cropping", "every source identified, 92-99 %"), ("test1-image-grid", "every source identified, 92-99 %"),

@@ -19,13 +19,15 @@ struct SweepCommand: ParsableCommand {
         @Option(help: "Fingerprint cache folder.") var cache = ".fpbench-cache/fingerprints"
         @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
         @OptionGroup var external: ExternalOption
+        @Flag(help: "Crop on the thesis AFA's image grid (8,192 samples at 5,512 Hz), as the thesis's test 1 did.")
+        var imageGrid = false
 
         func run(axis: SweepAxis, levels: [Double], thresholds: [Double], defaultTolerance: Double, out: String) throws {
             let started = Date()
             let base = RunConfiguration(
                 dataset: try validated { try Dataset.load(dataset) }, algorithms: try external.resolve(algorithms), suite: .thesis, seed: seed, threads: max(1, threads), cacheFolder: URL(fileURLWithPath: cache),
                 keepAudioFolder: nil, showProgress: true, toolVersion: fpbenchVersion)
-            let sweep = SweepRunner(base: base, axis: axis)
+            let sweep = SweepRunner(base: base, axis: axis, cropGrid: imageGrid ? 8192.0 / 5512 : nil)
             let (points, results) = sweep.evaluate(levels)
             let breaking = sweep.breakingPoints(points, thresholds: thresholds, tolerance: tolerance ?? defaultTolerance)
             let folder = URL(fileURLWithPath: out)
@@ -48,6 +50,7 @@ struct SweepCommand: ParsableCommand {
 
             Examples: fpbench sweep noise                                  (-48 to 0 dBFS, step 4: 13 levels)
                       fpbench sweep noise --unit snr --from 30 --to -6 --step 3 --kind babble
+                      fpbench sweep noise --algorithms afa-thesis --image-grid   (the thesis's ~3 % threshold)
             """)
 
         @OptionGroup var common: Common
