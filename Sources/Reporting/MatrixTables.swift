@@ -29,6 +29,7 @@ public func matrixMarkdown(_ m: SimilarityMatrix, results: RunResults) -> String
     let algorithm = results.algorithm(m.algorithm)
     let test = results.test(m.test)
     var out = "# \(m.algorithm) · \(test?.definition.title ?? m.test)\n\n"
+    out += "Dataset `\(results.dataset.name)`, seed \(results.seed), fpbench \(results.tool.version).\n\n"
     if test?.queries.contains(where: \.simulated) == true { out += "Queries are **simulated** re-recordings (see the degradations in results.json).\n\n" }
     out += "Rows: queries (the unknown recordings); columns: references (the originals). Cells: score in %"
     out += algorithm.map { " (\($0.rawFigureName))" } ?? ""
