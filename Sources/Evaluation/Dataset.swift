@@ -7,6 +7,12 @@ public struct Excerpt: Sendable, Codable, Equatable, Hashable {
     public var start: Double
     public var duration: Double
 
+    public init(file: String, start: Double, duration: Double) {
+        self.file = file
+        self.start = start
+        self.duration = duration
+    }
+
     public var window: TimeWindow { TimeWindow(start: start, duration: duration) }
 }
 

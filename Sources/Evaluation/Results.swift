@@ -46,6 +46,23 @@ public struct RunResults: Sendable, Codable, Equatable {
         public var queries: [Query]
     }
 
+    /// One algorithm's catalog (references + distractors, its own index and threshold) answering one
+    /// test's queries: the top match is the right source, another recording, or "no match".
+    public struct CatalogResult: Sendable, Codable, Equatable {
+        public var algorithm: String
+        public var test: String
+        public var queries: Int
+        public var correct: Int
+        public var wrong: Int
+        public var noMatch: Int
+        public var references: Int
+        public var distractors: Int
+        public var referenceSeconds: Double
+        public var bytes: Int
+        /// Catalog memory per hour of reference audio (fingerprints and index), in MiB.
+        public var mebibytesPerHour: Double { referenceSeconds > 0 ? Double(bytes) / 1_048_576 / (referenceSeconds / 3600) : 0 }
+    }
+
     public struct Problem: Sendable, Codable, Equatable {
         public var item: String
         public var reason: String
@@ -59,6 +76,8 @@ public struct RunResults: Sendable, Codable, Equatable {
     /// The references (columns of every matrix), in order.
     public var references: [String]
     public var matrices: [SimilarityMatrix]
+    /// Catalog search with the dataset's distractors (empty when it has none).
+    public var catalogs: [CatalogResult]
     /// Queries that could not be made (a source without an alternate recording, ...).
     public var skipped: [Problem]
     /// Items that failed (unreadable file, too-short input, ...), with the reason.

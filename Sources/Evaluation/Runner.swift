@@ -49,7 +49,8 @@ public struct Runner {
 
         // 1. Decode every excerpt the suite needs, once.
         let needsAlternates = c.suite.tests.contains { $0.kind == .differentRecording }
-        let excerpts = Array(Set(dataset.manifest.sources.flatMap { [$0.reference] + (needsAlternates ? $0.alternates : []) }))
+        let excerpts = Array(Set(dataset.manifest.sources.flatMap { [$0.reference] + (needsAlternates ? $0.alternates : []) }
+                                 + dataset.manifest.distractors))
             .sorted { ($0.file, $0.start) < ($1.file, $1.start) }
         progress.start("decoding", total: excerpts.count)
         let decoded = parallelMap(excerpts.count, threads: c.threads) { i -> Result<Audio, Error> in
@@ -123,10 +124,12 @@ public struct Runner {
             queryAudio.append(rows)
         }
 
-        // 4. Fingerprints: every algorithm × (references + queries), through the cache.
+        // 4. Fingerprints: every algorithm × (references + queries + distractors), through the cache.
         let references = sources.map { audio[$0.reference]! }
         let allQueries = queryAudio.flatMap { $0 }
+        let distractors = dataset.manifest.distractors.filter { audio[$0] != nil }
         let inputs: [(Audio?, FingerprintRole)] = references.map { ($0, .reference) } + allQueries.map { ($0, .query) }
+            + distractors.map { (audio[$0], .reference) }
         let digests = parallelMap(inputs.count, threads: c.threads) { inputs[$0].0.map(digest) }
         let cache = FingerprintCache(folder: c.cacheFolder)
         let jobs = c.algorithms.count * inputs.count
@@ -144,7 +147,9 @@ public struct Runner {
         for (a, algorithm) in c.algorithms.enumerated() {
             for i in inputs.indices {
                 if case .failure(let error)? = prints[a * inputs.count + i] {
-                    let item = i < sources.count ? "reference \(sources[i].id)" : queryName(i - sources.count, tests)
+                    let item = i < sources.count ? "reference \(sources[i].id)"
+                        : i < sources.count + allQueries.count ? queryName(i - sources.count, tests)
+                        : "distractor \(distractors[i - sources.count - allQueries.count].file)"
                     failures.append(.init(item: "\(algorithm.identifier): \(item)", reason: "\(error)"))
                 }
             }
@@ -173,6 +178,38 @@ public struct Runner {
             }
             return matrix
         }
+
+        // 6. Catalog search: every query against references + distractors, through the algorithm's own index.
+        let firstDistractor = sources.count + allQueries.count
+        var catalogs: [RunResults.CatalogResult] = []
+        if !distractors.isEmpty {
+            let built = c.algorithms.indices.map { a -> Catalog in
+                let catalog = Catalog(algorithm: c.algorithms[a])
+                for r in sources.indices { if let p = fingerprint(a, r) { catalog.add(p, name: sources[r].id) } }
+                for (d, excerpt) in distractors.enumerated() {
+                    if let p = fingerprint(a, firstDistractor + d) { catalog.add(p, name: "distractor \(excerpt.file)") }
+                }
+                return catalog
+            }
+            progress.start("catalog search", total: cells)
+            catalogs = parallelMap(cells, threads: c.threads) { cell -> RunResults.CatalogResult in
+                defer { progress.advance() }
+                let a = cell / tests.count, t = cell % tests.count, catalog = built[a]
+                var result = RunResults.CatalogResult(algorithm: c.algorithms[a].identifier, test: tests[t].definition.id,
+                                                      queries: tests[t].queries.count, correct: 0, wrong: 0, noMatch: 0,
+                                                      references: catalog.names.count, distractors: catalog.names.count - sources.count,
+                                                      referenceSeconds: catalog.duration, bytes: catalog.byteCount)
+                for (row, query) in tests[t].queries.enumerated() {
+                    guard let print = fingerprint(a, firstQuery[t] + row) else { continue }
+                    switch catalog.search(print, limit: 1).first?.reference {
+                    case nil: result.noMatch += 1
+                    case query.source?: result.correct += 1
+                    default: result.wrong += 1
+                    }
+                }
+                return result
+            }
+        }
         progress.finish()
 
         return RunResults(
@@ -186,7 +223,7 @@ public struct Runner {
                              rawFigureName: algorithm.rawFigureName, profile: algorithm.profile,
                              bytesPerSecond: seconds > 0 ? Double(prints.reduce(0) { $0 + $1.byteCount }) / seconds : nil)
             },
-            tests: tests, references: sources.map(\.id), matrices: matrices, skipped: skipped, failures: failures)
+            tests: tests, references: sources.map(\.id), matrices: matrices, catalogs: catalogs, skipped: skipped, failures: failures)
     }
 
     private func suiteUses(_ id: String) -> Bool {

@@ -20,9 +20,23 @@ public func summaryMarkdown(_ results: RunResults, matrixLink: (SimilarityMatrix
         }
     }
 
+    if let first = results.catalogs.first {
+        out += "\n## Catalog search\n\n\(first.references) recordings (\(first.references - first.distractors) references + \(first.distractors) distractors), "
+        out += "each algorithm's own index and \"no match\" threshold. Each cell: right source first / queries · wrong first · no match.\n\n"
+        let tests = results.tests.map(\.definition.id)
+        out += "| algorithm | " + tests.joined(separator: " | ") + " | MiB per hour |\n|---|" + String(repeating: "---|", count: tests.count) + "---:|\n"
+        for algorithm in results.algorithms.map(\.identifier) {
+            let rows = results.catalogs.filter { $0.algorithm == algorithm }
+            let cells = tests.map { test in
+                rows.first { $0.test == test }.map { "\($0.correct)/\($0.queries) · \($0.wrong) · \($0.noMatch)" } ?? "—"
+            }
+            out += "| \(algorithm) | " + cells.joined(separator: " | ") + " | \(rows.first.map { String(format: "%.2f", $0.mebibytesPerHour) } ?? "—") |\n"
+        }
+    }
+
     out += "\n## Haitsma's five parameters\n\n"
     out += "Robustness: tests 3 and 4 above, and `fpbench sweep noise`. Reliability: test 2 and the margins. "
-    out += "Granularity: `fpbench sweep length`. Scalability: `fpbench identify` prints a catalog's memory per hour. "
+    out += "Granularity: `fpbench sweep length`. Scalability: the catalog search above (memory per hour; `fpbench identify` for your own catalogs). "
     out += "Fingerprint size, per second of reference audio:\n\n| algorithm | bytes per second |\n|---|---:|\n"
     for algorithm in results.algorithms {
         out += "| \(algorithm.identifier) | \(algorithm.bytesPerSecond.map { String(format: "%.1f", $0) } ?? "—") |\n"

@@ -94,6 +94,20 @@ func files(in folder: URL) -> [String: Data] {
         #expect(results.matrices.allSatisfy { $0.rows == ["storm-petrel"] })
     }
 
+    @Test func distractorsJoinTheCatalogAndQueriesAreSearchedThroughTheIndex() throws {
+        var dataset = try ciDataset()
+        #expect(try run(dataset, algorithms: ["constellation"], tests: ["test1-cropping"]).catalogs.isEmpty)
+        dataset.manifest.distractors = [Excerpt(file: "birds/finch-363.wav", start: 12, duration: 9)]
+        let results = try run(dataset, algorithms: ["constellation", "haitsma-kalker"], tests: ["test1-cropping"])
+        #expect(results.catalogs.count == 2)
+        for catalog in results.catalogs {
+            #expect(catalog.references == 3 && catalog.distractors == 1 && catalog.queries == 2)
+            #expect(catalog.correct == 2 && catalog.wrong == 0 && catalog.noMatch == 0, "\(catalog)")
+            #expect(catalog.referenceSeconds == 27 && catalog.mebibytesPerHour > 0)
+        }
+        #expect(summaryMarkdown(results) { _ in "" }.contains("3 recordings (2 references + 1 distractors)"))
+    }
+
     @Test func aBrokenManifestNamesTheFileAndTheReason() throws {
         let path = temporaryFolder().appendingPathComponent("manifest.json").path
         try Data(#"{"name": "x", "sources": []}"#.utf8).write(to: URL(fileURLWithPath: path))

@@ -57,7 +57,7 @@ import Testing
             dataset: .init(name: "d", manifestSHA256: "", sources: [.init(id: "a", name: "a", family: "f"), .init(id: "b", name: "b", family: "f")]),
             algorithms: [], tests: [.init(definition: TestDefinition(id: "t", title: "t", kind: .cropping), queries: [])],
             references: ["a", "b"],
-            matrices: [matrix("old", [[0.9, 0.1], [0.6, 0.5]]), matrix("new", [[0.4, 0.5], [0.2, 0.8]])],
+            matrices: [matrix("old", [[0.9, 0.1], [0.6, 0.5]]), matrix("new", [[0.4, 0.5], [0.2, 0.8]])], catalogs: [],
             skipped: [], failures: [])
         let markdown = algorithmComparisonMarkdown(results, baseline: "old", candidate: "new")
         #expect(markdown.contains("| t | 1/2 | 1/2 | +0 | 70.0 | 60.0 | -10.0 |"))
