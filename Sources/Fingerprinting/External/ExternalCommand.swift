@@ -86,7 +86,7 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
         process.arguments = arguments
         let output = Pipe()
         let errors = folder.appendingPathComponent("stderr.txt")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errors)
         do { try process.run() } catch {
