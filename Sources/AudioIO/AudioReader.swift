@@ -36,14 +36,15 @@ public enum AudioReader {
         var mono: [Float] = []
         let channels = file.channels
         try file.forEachBlock(maxFrames: frameCount) { block, _ in
+            // Mono blocks go straight on; others are mixed down first.
+            func deliver(_ samples: UnsafeBufferPointer<Float>) throws {
+                if let resampler { try resampler.process(samples, into: &output) } else { output.append(contentsOf: samples) }
+            }
+            if channels == 1 { return try deliver(block) }
             let frames = block.count / channels
             if mono.count != frames { mono = [Float](repeating: 0, count: frames) }
             mixdown(block, channels: channels, into: &mono)
-            if let resampler {
-                try mono.withUnsafeBufferPointer { try resampler.process($0, into: &output) }
-            } else {
-                output.append(contentsOf: mono)
-            }
+            try mono.withUnsafeBufferPointer { try deliver($0) }
         }
         try resampler?.process(nil, into: &output)
         if output.isEmpty { throw AudioError.empty(path: path) }
@@ -68,16 +69,15 @@ public enum AudioReader {
                              rmsDBFS: decibels((sumSquares / Double(count)).squareRoot()))
     }
 
+    /// The mean of the channels of each interleaved frame.
     static func mixdown(_ interleaved: UnsafeBufferPointer<Float>, channels: Int, into mono: inout [Float]) {
-        if channels == 1 {
-            for i in 0..<mono.count { mono[i] = interleaved[i] }
-            return
-        }
         let scale = 1 / Float(channels)
-        for frame in 0..<mono.count {
-            var sum: Float = 0
-            for c in 0..<channels { sum += interleaved[frame * channels + c] }
-            mono[frame] = sum * scale
+        mono.withUnsafeMutableBufferPointer { out in
+            for frame in 0..<out.count {
+                var sum: Float = 0
+                for c in 0..<channels { sum += interleaved[frame &* channels &+ c] }
+                out[frame] = sum * scale
+            }
         }
     }
 }

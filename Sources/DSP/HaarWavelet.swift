@@ -22,19 +22,20 @@ public enum Haar {
                                  form: HaarForm, scratch: UnsafeMutablePointer<Float>) {
         precondition(count > 0 && count & (count - 1) == 0, "Haar length must be a power of two")
         let factor = form.factor
-        // Hot loop (once per image row and column): wrapping index arithmetic, the bounds are known.
+        // Hot loop (once per image row and column): the averages shrink in place in `scratch`, each
+        // level's details go straight to their final place; wrapping index arithmetic, bounds known.
         for i in 0..<count { scratch[i] = data[i &* stride] }
         var length = count
         while length > 1 {
             let half = length / 2
             for i in 0..<half {
                 let a = scratch[2 &* i], b = scratch[2 &* i &+ 1]
-                data[i &* stride] = (a + b) * factor
+                scratch[i] = (a + b) * factor
                 data[(half &+ i) &* stride] = (a - b) * factor
             }
-            for i in 0..<half { scratch[i] = data[i &* stride] }
             length = half
         }
+        data[0] = scratch[0]
     }
 
     /// 1-D decomposition of an array.

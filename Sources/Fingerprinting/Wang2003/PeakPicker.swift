@@ -69,10 +69,15 @@ func slidingMaximum(_ input: UnsafePointer<Float>, stride: Int, into output: Uns
     scratch.withUnsafeMutableBufferPointer { buffer in
         // Padded index j holds input[j - radius], or -infinity outside the sequence.
         let prefix = buffer.baseAddress!, suffix = buffer.baseAddress! + padded
-        func value(_ j: Int) -> Float { j >= radius && j < radius &+ n ? input[(j &- radius) &* stride] : -.infinity }
-        for j in 0..<padded { prefix[j] = j % width == 0 ? value(j) : max(prefix[j &- 1], value(j)) }
-        for j in Swift.stride(from: padded - 1, through: 0, by: -1) {
-            suffix[j] = (j &+ 1) % width == 0 || j == padded &- 1 ? value(j) : max(suffix[j &+ 1], value(j))
+        for j in 0..<padded { prefix[j] = j >= radius && j < radius &+ n ? input[(j &- radius) &* stride] : -.infinity }
+        suffix.update(from: prefix, count: padded)
+        var blockStart = 0
+        while blockStart < padded {
+            let blockEnd = min(blockStart &+ width, padded)
+            for j in (blockStart &+ 1)..<max(blockStart &+ 1, blockEnd) { prefix[j] = max(prefix[j &- 1], prefix[j]) }
+            var j = blockEnd &- 2
+            while j >= blockStart { suffix[j] = max(suffix[j &+ 1], suffix[j]); j &-= 1 }
+            blockStart = blockEnd
         }
         // The window of output i covers padded [i, i + width - 1].
         for i in 0..<n { output[i &* stride] = max(suffix[i], prefix[i &+ width &- 1]) }
