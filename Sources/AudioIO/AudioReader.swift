@@ -51,6 +51,9 @@ public enum AudioReader {
         return Audio(samples: fitted(output, to: expected), sampleRate: outputRate)
     }
 
+    /// The file's duration in seconds, from its header, without decoding.
+    public static func duration(_ path: String) throws -> Double { try SoundFile(path: path).duration }
+
     /// Format, channels, rate, duration, peak and RMS level (over every channel's samples).
     public static func info(_ path: String) throws -> AudioFileInfo {
         let file = try SoundFile(path: path)

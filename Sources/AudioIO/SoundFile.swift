@@ -40,6 +40,12 @@ final class SoundFile {
             sf_close(handle)
             throw AudioError.empty(path: path)
         }
+        // libsndfile says SF_COUNT_MAX when the header gives no length (a piped FLAC, a damaged Ogg);
+        // no header is trusted beyond what a day of audio at 384 kHz could hold.
+        if frames > 384_000 * 86_400 || info.samplerate <= 0 {
+            sf_close(handle)
+            throw AudioError.unreadable(path: path, reason: "the header gives no usable length or rate (\(info.frames) frames at \(info.samplerate) Hz)")
+        }
     }
 
     deinit { sf_close(handle) }

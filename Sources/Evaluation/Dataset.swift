@@ -51,7 +51,15 @@ public struct NamedRecording: Sendable, Codable, Equatable {
     public var file: String
 }
 
-/// The manifest (`Datasets/NAME/manifest.json`), as documented in Datasets/README.md.
+/// Whole recordings for the identification benchmark: `tracks` form the catalog, `negatives` are
+/// recordings that are not in it (queries cut from them must be answered "no match").
+public struct CatalogSection: Sendable, Codable, Equatable {
+    public var tracks: [String]
+    public var negatives: [String]
+}
+
+/// The manifest (`Datasets/NAME/manifest.json`), as documented in Datasets/README.md. Every list may
+/// be left out; a manifest needs sources (the thesis suite) or a catalog (the benchmark).
 public struct DatasetManifest: Sendable, Codable, Equatable {
     public var name: String
     public var description: String
@@ -62,6 +70,21 @@ public struct DatasetManifest: Sendable, Codable, Equatable {
     public var distractors: [Excerpt]
     public var noises: [NamedRecording]
     public var impulseResponses: [NamedRecording]
+    public var catalog: CatalogSection?
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        description = try c.decodeIfPresent(String.self, forKey: .description) ?? ""
+        archives = try c.decodeIfPresent([Archive].self, forKey: .archives) ?? []
+        files = try c.decodeIfPresent([DatasetFile].self, forKey: .files) ?? []
+        renders = try c.decodeIfPresent([DatasetFile].self, forKey: .renders) ?? []
+        sources = try c.decodeIfPresent([Source].self, forKey: .sources) ?? []
+        distractors = try c.decodeIfPresent([Excerpt].self, forKey: .distractors) ?? []
+        noises = try c.decodeIfPresent([NamedRecording].self, forKey: .noises) ?? []
+        impulseResponses = try c.decodeIfPresent([NamedRecording].self, forKey: .impulseResponses) ?? []
+        catalog = try c.decodeIfPresent(CatalogSection.self, forKey: .catalog)
+    }
 }
 
 /// A manifest that cannot be used, naming the file and the reason.
@@ -99,6 +122,11 @@ public struct Dataset: Sendable {
 
     public func path(_ file: String) -> String { audioFolder.appendingPathComponent(file).path }
 
+    /// The SHA-256 the manifest records for a file of the audio folder, if any.
+    public func recordedSHA256(_ file: String) -> String? {
+        (manifest.files + manifest.renders).first { $0.path == file }?.sha256
+    }
+
     static func validate(_ m: DatasetManifest, path: String) throws {
         var seen = Set<String>()
         for source in m.sources {
@@ -107,7 +135,14 @@ public struct Dataset: Sendable {
                 throw DatasetError(path: path, reason: "source '\(source.id)': window [\(excerpt.start), +\(excerpt.duration)) s is empty or negative")
             }
         }
-        if m.sources.isEmpty { throw DatasetError(path: path, reason: "no sources") }
+        if m.sources.isEmpty && (m.catalog?.tracks ?? []).isEmpty {
+            throw DatasetError(path: path, reason: "no sources and no catalog tracks: nothing to evaluate")
+        }
+        if let catalog = m.catalog {
+            if let twice = Dictionary(grouping: catalog.tracks + catalog.negatives, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+                throw DatasetError(path: path, reason: "catalog: '\(twice)' is listed twice (a negative must not be in the catalog)")
+            }
+        }
     }
 }
 

@@ -2,26 +2,52 @@ import AudioIO
 import Fingerprinting
 import Foundation
 
-/// Fingerprints on disk, keyed by the audio's content, the algorithm, its profile and the role, so a
-/// second identical run (or a resumed one) reuses them. Files are written atomically.
+/// Fingerprints on disk, keyed by what determines them (the audio's content, or a file's checksum),
+/// the algorithm, its profile and the role, so a second identical run (or a resumed one) reuses them.
+/// Files are written atomically; a cache that cannot be written costs speed, never a result.
 struct FingerprintCache: Sendable {
     let folder: URL?
 
-    func key(_ algorithm: AnyAlgorithm, role: FingerprintRole, audioDigest: String) -> String {
-        sha256Hex(Data("\(algorithm.identifier)|\(algorithm.profile.key)|\(role.rawValue)|\(audioDigest)".utf8))
+    func key(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) -> String {
+        sha256Hex(Data("\(algorithm.identifier)|\(algorithm.profile.key)|\(role.rawValue)|\(contentKey)".utf8))
+    }
+
+    private func file(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) -> URL? {
+        folder?.appendingPathComponent(algorithm.identifier).appendingPathComponent(key(algorithm, role: role, contentKey: contentKey) + ".json")
+    }
+
+    func load(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) -> AnyFingerprint? {
+        guard let file = file(algorithm, role: role, contentKey: contentKey),
+              let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        return try? algorithm.decode(data)
+    }
+
+    /// Stores a fingerprint; a failure (a full disk, a read-only folder) is reported once, not thrown.
+    func store(_ print: AnyFingerprint, _ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) {
+        guard let file = file(algorithm, role: role, contentKey: contentKey) else { return }
+        do {
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try algorithm.encode(print).write(to: file, options: .atomic)
+        } catch {
+            CacheWarning.once("warning: fingerprint cache \(folder!.path) cannot be written (\(error.localizedDescription)); going on without it\n")
+        }
     }
 
     func fingerprint(_ algorithm: AnyAlgorithm, role: FingerprintRole, audio: Audio, audioDigest: String) throws -> AnyFingerprint {
-        guard let folder else { return try algorithm.fingerprint(audio.resampled(to: algorithm.sampleRate), role: role) }
-        let file = folder.appendingPathComponent(algorithm.identifier)
-            .appendingPathComponent(key(algorithm, role: role, audioDigest: audioDigest) + ".json")
-        if let data = FileManager.default.contents(atPath: file.path), let cached = try? algorithm.decode(data) {
-            return cached
-        }
+        if let cached = load(algorithm, role: role, contentKey: audioDigest) { return cached }
         let print = try algorithm.fingerprint(audio.resampled(to: algorithm.sampleRate), role: role)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try algorithm.encode(print).write(to: file, options: .atomic)
+        store(print, algorithm, role: role, contentKey: audioDigest)
         return print
+    }
+}
+
+/// A warning printed on standard error once per process.
+enum CacheWarning {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var said = false
+    static func once(_ text: String) {
+        let first = lock.withLock { () -> Bool in defer { said = true }; return !said }
+        if first { FileHandle.standardError.write(Data(text.utf8)) }
     }
 }
 

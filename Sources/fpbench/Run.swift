@@ -58,16 +58,32 @@ struct Run: ParsableCommand {
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Regenerate every table (matrices and summary.md) from a results.json alone.",
-        discussion: "Example: fpbench report runs/latest/results.json --out Reports/reference")
+        discussion: """
+        Works on the results of `fpbench run` and of `fpbench benchmark` (whose costs.json, beside it,         adds the costs section).
+
+        Examples:
+          fpbench report runs/latest/results.json --out Reports/reference
+          fpbench report runs/benchmark/results.json
+        """)
+
+    /// Only the field that tells a benchmark's results from a run's.
+    private struct Kind: Decodable { var kind: String? }
 
     @Argument(help: "A results.json written by `fpbench run`.") var results: String
     @Option(help: "Output folder (default: the results file's folder).") var out: String?
 
     func run() throws {
         guard let data = FileManager.default.contents(atPath: results) else { throw ValidationError("\(results): no such file") }
-        let decoded = try validated { try RunResults.decode(data, path: results) }
         let folder = out.map { URL(fileURLWithPath: $0) } ?? URL(fileURLWithPath: results).deletingLastPathComponent()
-        try ReportWriter.write(decoded, to: folder, includeResults: out != nil)
+        if (try? JSONDecoder().decode(Kind.self, from: data))?.kind == "benchmark" {
+            let decoded = try validated { try BenchmarkResults.decode(data, path: results) }
+            let costsFile = URL(fileURLWithPath: results).deletingLastPathComponent().appendingPathComponent("costs.json")
+            let costs = FileManager.default.contents(atPath: costsFile.path).flatMap { try? JSONDecoder().decode(BenchmarkCosts.self, from: $0) }
+            try BenchmarkReport.write(decoded, costs: costs, to: folder, includeResults: out != nil)
+        } else {
+            let decoded = try validated { try RunResults.decode(data, path: results) }
+            try ReportWriter.write(decoded, to: folder, includeResults: out != nil)
+        }
         print(folder.appendingPathComponent("summary.md").path)
     }
 }

@@ -69,7 +69,10 @@ import Testing
             let query = try recording.crop(algorithm, offset: 1.7)
             let indexed = catalog.search(query)
             let brute = catalog.search(query, useIndex: false)
-            #expect(indexed == brute, "\(recording)")
+            // The index verifies around its offset: same answers, offsets equal up to rounding.
+            #expect(indexed.map(\.reference) == brute.map(\.reference), "\(recording)")
+            #expect(indexed.map(\.comparison.score) == brute.map(\.comparison.score), "\(recording)")
+            #expect(zip(indexed, brute).allSatisfy { abs($0.comparison.offset - $1.comparison.offset) < 1e-9 }, "\(recording)")
             if identifier != "waveprint" || recording.file.contains("petrel") {
                 #expect(indexed.first?.reference == recording.file)
             }

@@ -64,25 +64,57 @@ struct AlignedVoteMatcher {
     }
 }
 
-/// The catalog index: one set of LSH tables over every reference. Candidates are ranked by their
-/// aligned hits; only references with at least one hit are proposed.
+/// The catalog index: every (table, key) of every reference image in one inverted file. A query image
+/// hits a reference image sharing keys in enough tables; hits vote for (reference, offset), and the
+/// references with the most aligned hits are the candidates.
 public struct LSHIndex: FingerprintIndex {
     let parameters: Waveprint.Parameters
-    private var tables: LSHTables
+    private var postings = Postings()
+    /// The first hop of every catalog image, by global position.
+    private var imageStarts: [UInt32] = []
+    private var hopDuration = 0.0
 
-    init(parameters: Waveprint.Parameters) {
-        self.parameters = parameters
-        tables = LSHTables(tableCount: parameters.tableCount)
+    init(parameters: Waveprint.Parameters) { self.parameters = parameters }
+
+    public mutating func add(_ print: WaveprintFingerprint, reference: Int) {
+        precondition(reference == postings.referenceCount, "references are added in order")
+        let first = postings.addReference(length: print.subFingerprintCount)
+        for image in 0..<print.subFingerprintCount {
+            for table in 0..<print.tableCount {
+                postings.append(key: Self.key(table: table, print.key(image: image, table: table)), position: first + UInt32(image))
+            }
+        }
+        imageStarts += print.imageStarts
+        hopDuration = print.hopDuration
     }
 
-    public mutating func add(_ print: WaveprintFingerprint, reference: Int) { tables.add(print, reference: reference) }
+    public mutating func seal() { postings.seal() }
 
-    public func candidates(for query: WaveprintFingerprint) -> [Int] {
-        var count: [Int: Int] = [:]
-        for hit in tables.hits(query, threshold: parameters.tableVotesThreshold) { count[hit.reference, default: 0] += 1 }
-        return count.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map(\.key)
+    public func candidates(for query: WaveprintFingerprint, limit: Int) -> [Candidate] {
+        var votes = OffsetVotes(tolerance: parameters.alignmentTolerance)
+        var tablesAgreeing: [UInt32: Int] = [:]
+        for image in 0..<query.subFingerprintCount {
+            tablesAgreeing.removeAll(keepingCapacity: true)
+            for table in 0..<query.tableCount {
+                postings.forEachPosition(of: Self.key(table: table, query.key(image: image, table: table))) { tablesAgreeing[$0, default: 0] += 1 }
+            }
+            for (position, tables) in tablesAgreeing where tables >= parameters.tableVotesThreshold {
+                votes.add(reference: postings.locate(position).reference,
+                          offset: Int(imageStarts[Int(position)]) - Int(query.imageStarts[image]))
+            }
+        }
+        return votes.best(limit: limit).map {
+            Candidate(reference: $0.reference, offset: Double($0.offset) * hopDuration, hits: $0.votes)
+        }
     }
 
-    /// An 8-byte key and 8 bytes of (reference, image) per entry.
-    public var byteCount: Int { tables.entries * 16 }
+    /// A table's 64-bit key folded with the table number into the inverted file's 32-bit key (a rare
+    /// collision only proposes a candidate that verification then rejects).
+    static func key(table: Int, _ key: UInt64) -> UInt32 {
+        var x = key &+ UInt64(table + 1) &* 0x9E37_79B9_7F4A_7C15
+        x = (x ^ (x >> 31)) &* 0xBF58_476D_1CE4_E5B9
+        return UInt32(truncatingIfNeeded: x ^ (x >> 32))
+    }
+
+    public var byteCount: Int { postings.byteCount + imageStarts.count * 4 }
 }

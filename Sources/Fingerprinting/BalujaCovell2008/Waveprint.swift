@@ -122,4 +122,14 @@ public struct WaveprintFingerprint: Fingerprint, Equatable {
     public var byteCount: Int { keys.count * 8 + imageStarts.count * 4 }
 
     func key(image: Int, table: Int) -> UInt64 { keys[image * tableCount + table] }
+
+    public func slice(from start: Double, duration: Double) -> (print: WaveprintFingerprint, start: Double)? {
+        let hops = sliceRange(count: Int((self.duration / hopDuration).rounded(.up)) + 1, step: hopDuration, from: start, duration: duration)
+        let first = UInt32(hops.lowerBound), end = UInt32(hops.upperBound)
+        let kept = imageStarts.indices.filter { imageStarts[$0] >= first && imageStarts[$0] < end }
+        return (WaveprintFingerprint(tableCount: tableCount, keys: kept.flatMap { keys[($0 * tableCount)..<(($0 + 1) * tableCount)] },
+                                     imageStarts: kept.map { imageStarts[$0] - first }, hopDuration: hopDuration,
+                                     duration: Double(hops.count) * hopDuration),
+                Double(first) * hopDuration)
+    }
 }

@@ -26,6 +26,7 @@ public struct AnyAlgorithm: Sendable {
     private let makeIndexBody: @Sendable () -> any AnyIndexBox
     private let compareBody: @Sendable (any Fingerprint, any Fingerprint) -> Comparison
     private let decodeBody: @Sendable (Data) throws -> any Fingerprint
+    private let sliceBody: @Sendable (any Fingerprint, Double, Double) -> (print: any Fingerprint, start: Double)?
 
     public init<A: FingerprintAlgorithm>(_ algorithm: A) {
         identifier = algorithm.identifier
@@ -42,6 +43,9 @@ public struct AnyAlgorithm: Sendable {
             algorithm.compare(query: query as! A.Print, reference: reference as! A.Print)
         }
         decodeBody = { try JSONDecoder().decode(A.Print.self, from: $0) }
+        sliceBody = { print, start, duration in
+            (print as! A.Print).slice(from: start, duration: duration).map { ($0.print, $0.start) }
+        }
     }
 
     /// Fingerprints mono audio at `sampleRate`, refusing silent or too-short input with a clear error.
@@ -68,6 +72,12 @@ public struct AnyAlgorithm: Sendable {
     }
 
     public func isMatch(_ comparison: Comparison) -> Bool { isMatchBody(comparison) }
+
+    /// The part of a fingerprint covering [start, start + duration) seconds and where it starts; nil
+    /// when the algorithm's fingerprints cannot be cut.
+    public func slice(_ fingerprint: AnyFingerprint, from start: Double, duration: Double) -> (print: AnyFingerprint, start: Double)? {
+        sliceBody(fingerprint.base, start, duration).map { (AnyFingerprint(algorithm: identifier, base: $0.print), $0.start) }
+    }
 
     func makeIndex() -> any AnyIndexBox { makeIndexBody() }
 

@@ -1,13 +1,37 @@
-/// A catalog's index over reference fingerprints: it proposes the references worth comparing with a
-/// query; the catalog then ranks them with the algorithm's own `compare`, so index search and brute
-/// force agree on order wherever the index proposes the reference.
+/// A reference an index proposes for a query, with the index's own evidence.
+public struct Candidate: Sendable, Equatable {
+    public var reference: Int
+    /// Where the query would start in the reference, in seconds; nil when the index does not align
+    /// (brute force: the whole reference is compared).
+    public var offset: Double?
+    /// The index's evidence: time-aligned hits for the best offset (0 for brute force).
+    public var hits: Int
+
+    public init(reference: Int, offset: Double?, hits: Int) {
+        self.reference = reference
+        self.offset = offset
+        self.hits = hits
+    }
+}
+
+/// A catalog's index over reference fingerprints: it proposes the few references worth verifying,
+/// scored and aligned, so a query's cost follows the index's hits, not the catalog's size. The catalog
+/// then verifies each with the algorithm's own `compare` on the stretch of the reference around the
+/// proposed offset, so index search and brute force agree wherever the index proposes the reference.
 public protocol FingerprintIndex {
     associatedtype Print: Fingerprint
+    /// References are added in order 0, 1, 2, ...
     mutating func add(_ print: Print, reference: Int)
-    /// Candidate references for `query`, most promising first.
-    func candidates(for query: Print) -> [Int]
+    /// Called once after the last `add`, before the first search (sorting, compacting).
+    mutating func seal()
+    /// At most `limit` candidates for `query`, best first.
+    func candidates(for query: Print, limit: Int) -> [Candidate]
     /// Bytes the index itself holds, beyond the fingerprints.
     var byteCount: Int { get }
+}
+
+extension FingerprintIndex {
+    public mutating func seal() {}
 }
 
 /// No index at all: every reference is a candidate (the thesis algorithms compare with every reference).
@@ -15,7 +39,9 @@ public struct BruteForceIndex<Print: Fingerprint>: FingerprintIndex {
     private var count = 0
     public init() {}
     public mutating func add(_ print: Print, reference: Int) { count = max(count, reference + 1) }
-    public func candidates(for query: Print) -> [Int] { Array(0..<count) }
+    public func candidates(for query: Print, limit: Int) -> [Candidate] {
+        (0..<count).map { Candidate(reference: $0, offset: nil, hits: 0) }
+    }
     public var byteCount: Int { 0 }
 }
 
@@ -31,6 +57,13 @@ public final class Catalog {
     public private(set) var names: [String] = []
     private var prints: [AnyFingerprint] = []
     private let index: any AnyIndexBox
+    private var sealed = false
+    /// How many of the index's candidates are verified with `compare` (more: slower, fewer misses
+    /// where the index ranks the right reference low).
+    public var verified = 8
+    /// Seconds of reference kept on either side of the proposed stretch when verifying (more: slower,
+    /// tolerates more time stretch between query and reference).
+    public var verifyMargin = 1.0
 
     public init(algorithm: AnyAlgorithm) {
         self.algorithm = algorithm
@@ -38,40 +71,71 @@ public final class Catalog {
     }
 
     public func add(_ fingerprint: AnyFingerprint, name: String) {
+        precondition(!sealed, "Catalog.add after the first search")
         index.add(fingerprint.base, reference: prints.count)
         names.append(name)
         prints.append(fingerprint)
     }
 
-    /// Matches best first, at most `limit`; empty means "no match" (nothing reached the algorithm's threshold).
-    /// `useIndex: false` compares with every reference (brute force), for checking the index.
-    public func search(_ query: AnyFingerprint, limit: Int = 10, useIndex: Bool = true) -> [Match] {
-        let candidates = useIndex ? index.candidates(for: query.base) : Array(prints.indices)
+    /// Whether the algorithm brings an index of its own (otherwise every search is brute force).
+    public var isIndexed: Bool { index.isIndexed }
+
+    /// Finishes the index; searching does it on first use.
+    public func seal() {
+        if !sealed { index.seal(); sealed = true }
+    }
+
+    /// Matches best first, at most `limit`; empty means "no match" (nothing reached the algorithm's
+    /// threshold). `applyingThreshold: false` returns the best comparisons whatever their score (for
+    /// calibrating a threshold). `useIndex: false` compares with every whole reference (brute force),
+    /// for checking the index.
+    public func search(_ query: AnyFingerprint, limit: Int = 10, applyingThreshold: Bool = true, useIndex: Bool = true) -> [Match] {
+        seal()
+        let candidates = useIndex ? index.candidates(for: query.base, limit: max(limit, verified))
+            : prints.indices.map { Candidate(reference: $0, offset: nil, hits: 0) }
         return candidates
-            .map { (reference: $0, comparison: algorithm.compare(query: query, reference: prints[$0])) }
-            .filter { algorithm.isMatch($0.comparison) }
+            .map { (reference: $0.reference, comparison: verify(query, $0)) }
+            .filter { !applyingThreshold || algorithm.isMatch($0.comparison) }
             .sorted { $0.comparison.score != $1.comparison.score ? $0.comparison.score > $1.comparison.score : $0.reference < $1.reference }
             .prefix(limit)
             .map { Match(reference: names[$0.reference], comparison: $0.comparison) }
+    }
+
+    /// The algorithm's comparison with the stretch of the reference around the candidate's offset
+    /// (the whole reference when the index does not align or the fingerprint cannot be cut).
+    private func verify(_ query: AnyFingerprint, _ candidate: Candidate) -> Comparison {
+        let reference = prints[candidate.reference]
+        guard let offset = candidate.offset,
+              let stretch = algorithm.slice(reference, from: offset - verifyMargin, duration: query.duration + 2 * verifyMargin)
+        else { return algorithm.compare(query: query, reference: reference) }
+        var comparison = algorithm.compare(query: query, reference: stretch.print)
+        comparison.offset += stretch.start
+        return comparison
     }
 
     /// Seconds of reference audio held.
     public var duration: Double { prints.reduce(0) { $0 + $1.duration } }
     /// Bytes held: the fingerprints' payload plus the index.
     public var byteCount: Int { prints.reduce(0) { $0 + $1.byteCount } + index.byteCount }
+    /// Bytes of the index alone.
+    public var indexByteCount: Int { index.byteCount }
 }
 
 /// A type-erased index, made by `AnyAlgorithm.makeIndex()`.
 protocol AnyIndexBox: AnyObject {
     func add(_ print: any Fingerprint, reference: Int)
-    func candidates(for print: any Fingerprint) -> [Int]
+    func seal()
+    func candidates(for print: any Fingerprint, limit: Int) -> [Candidate]
     var byteCount: Int { get }
+    var isIndexed: Bool { get }
 }
 
 final class IndexBox<Index: FingerprintIndex>: AnyIndexBox {
     private var index: Index
     init(_ index: Index) { self.index = index }
     func add(_ print: any Fingerprint, reference: Int) { index.add(print as! Index.Print, reference: reference) }
-    func candidates(for print: any Fingerprint) -> [Int] { index.candidates(for: print as! Index.Print) }
+    func seal() { index.seal() }
+    func candidates(for print: any Fingerprint, limit: Int) -> [Candidate] { index.candidates(for: print as! Index.Print, limit: limit) }
     var byteCount: Int { index.byteCount }
+    var isIndexed: Bool { !(index is BruteForceIndex<Index.Print>) }
 }

@@ -9,6 +9,21 @@ public protocol Fingerprint: Codable, Sendable {
     var duration: Double { get }
     /// How many sub-fingerprints it holds (AFA images, Haitsma-Kalker frames, constellation hashes, ...).
     var subFingerprintCount: Int { get }
+    /// The sub-fingerprints covering [start, start + duration) seconds (clipped to the recording) and
+    /// the second the first of them starts at; nil when the fingerprint cannot be cut (then a catalog
+    /// verifies a candidate against the whole reference).
+    func slice(from start: Double, duration: Double) -> (print: Self, start: Double)?
+}
+
+extension Fingerprint {
+    public func slice(from start: Double, duration: Double) -> (print: Self, start: Double)? { nil }
+}
+
+/// The indices of a sequence of sub-fingerprints `step` seconds apart that cover [start, start + duration).
+func sliceRange(count: Int, step: Double, from start: Double, duration: Double) -> Range<Int> {
+    let first = min(count, max(0, Int((start / step).rounded(.down))))
+    let end = min(count, max(first, Int(((start + duration) / step).rounded(.up))))
+    return first..<end
 }
 
 /// The result of comparing one query fingerprint with one reference fingerprint.

@@ -43,8 +43,8 @@ public struct HaitsmaKalker: FingerprintAlgorithm {
                       source: "\(hk), §4.2, equation (1)"),
             Parameter("blockSize", p.blockSize, source: "\(hk), §4.2: fingerprint blocks of 256 sub-fingerprints (3 s)"),
             Parameter("berThreshold", p.berThreshold, source: "\(hk), §4.3: a match when the block's bit-error rate is below 0.35"),
-            Parameter("search", "candidates from exact 32-bit sub-fingerprint matches; best alignment over every offset",
-                      source: "\(hk), §5.1: lookup by exact sub-fingerprint matches (weakest-bit flipping not implemented)"),
+            Parameter("search", "candidates: exact and single-bit-flipped sub-fingerprint matches voting for an offset; verified by BER around it",
+                      source: "\(hk), §5.1: lookup of each sub-fingerprint and its likely bit errors; we flip every single bit (a radius-1 Hamming ball), since the bits' reliabilities are not kept"),
             Parameter("score", "1 - BER at the best alignment", source: "our choice: 1 means identical, as for every algorithm"),
         ])
     }
@@ -80,4 +80,10 @@ public struct HKFingerprint: Fingerprint, Equatable {
 
     public var subFingerprintCount: Int { words.count }
     public var byteCount: Int { words.count * 4 }
+
+    public func slice(from start: Double, duration: Double) -> (print: HKFingerprint, start: Double)? {
+        let range = sliceRange(count: words.count, step: frameDuration, from: start, duration: duration)
+        return (HKFingerprint(words: Array(words[range]), frameDuration: frameDuration, duration: Double(range.count) * frameDuration),
+                Double(range.lowerBound) * frameDuration)
+    }
 }

@@ -1,23 +1,39 @@
-/// Haitsma & Kalker's lookup table: every 32-bit sub-fingerprint points to the references holding it;
-/// a reference becomes a candidate when it shares at least one exact sub-fingerprint with the query.
+/// Haitsma & Kalker's lookup table: every 32-bit sub-fingerprint points to the catalog positions
+/// (frames) holding it. Each query sub-fingerprint is looked up as it is and with each single bit
+/// flipped, and votes for (reference, offset); the references with the most aligned votes are candidates.
 public struct SubFingerprintLookup: FingerprintIndex {
-    private var table: [UInt32: [Int32]] = [:]
-    private var entries = 0
+    private var postings = Postings()
+    private var frameDuration = 0.0
+    /// Sub-fingerprints held at more catalog positions than this carry no information (silence, steady
+    /// tones) and are skipped at lookup (higher: slower queries, a little more recall on quiet music).
+    static let commonWordLimit = 500
 
     public init() {}
 
     public mutating func add(_ print: HKFingerprint, reference: Int) {
-        for word in Set(print.words) { table[word, default: []].append(Int32(reference)) }
-        entries += print.words.count
+        precondition(reference == postings.referenceCount, "references are added in order")
+        let first = postings.addReference(length: print.words.count)
+        for (i, word) in print.words.enumerated() { postings.append(key: word, position: first + UInt32(i)) }
+        frameDuration = print.frameDuration
     }
 
-    /// References ranked by how many of the query's distinct sub-fingerprints they hold.
-    public func candidates(for query: HKFingerprint) -> [Int] {
-        var votes: [Int: Int] = [:]
-        for word in Set(query.words) { for reference in table[word] ?? [] { votes[Int(reference), default: 0] += 1 } }
-        return votes.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map(\.key)
+    public mutating func seal() { postings.seal() }
+
+    public func candidates(for query: HKFingerprint, limit: Int) -> [Candidate] {
+        var votes = OffsetVotes(tolerance: 1)
+        for (i, word) in query.words.enumerated() {
+            for flip in 0...32 {
+                let key = flip == 32 ? word : word ^ (1 << UInt32(flip))
+                postings.forEachPosition(of: key, limit: Self.commonWordLimit) { position in
+                    let (reference, local) = postings.locate(position)
+                    votes.add(reference: reference, offset: local - i)
+                }
+            }
+        }
+        return votes.best(limit: limit, minimumVotes: 2).map {
+            Candidate(reference: $0.reference, offset: Double($0.offset) * frameDuration, hits: $0.votes)
+        }
     }
 
-    /// A 4-byte key and a 4-byte reference per entry.
-    public var byteCount: Int { entries * 8 }
+    public var byteCount: Int { postings.byteCount }
 }

@@ -105,4 +105,13 @@ public struct ConstellationFingerprint: Fingerprint, Equatable {
     public var subFingerprintCount: Int { hashes.count }
     /// A 20-bit hash and an anchor time, stored as 4 + 4 bytes.
     public var byteCount: Int { hashes.count * 8 }
+
+    public func slice(from start: Double, duration: Double) -> (print: ConstellationFingerprint, start: Double)? {
+        let frames = sliceRange(count: Int((self.duration / frameDuration).rounded(.up)) + 1, step: frameDuration, from: start, duration: duration)
+        let first = UInt32(frames.lowerBound), end = UInt32(frames.upperBound)
+        let kept = times.indices.filter { times[$0] >= first && times[$0] < end }
+        return (ConstellationFingerprint(hashes: kept.map { hashes[$0] }, times: kept.map { times[$0] - first },
+                                         frameDuration: frameDuration, duration: Double(frames.count) * frameDuration),
+                Double(first) * frameDuration)
+    }
 }

@@ -40,32 +40,37 @@ enum OffsetHistogramMatcher {
     }
 }
 
-/// The inverted index: hash -> (reference, anchor time). A reference is a candidate when its best
-/// offset gathers time-aligned hits; candidates are ranked by that count.
+/// The inverted index: every hash points to the catalog positions (frames) of its anchors. A query's
+/// hashes vote for (reference, offset) pairs through it; the references with the most time-aligned
+/// votes (±1 frame) are the candidates, at their best offset.
 public struct InvertedHashIndex: FingerprintIndex {
-    private var table: [UInt32: [(reference: Int32, time: UInt32)]] = [:]
-    private var entries = 0
-    private var referenceCount = 0
+    private var postings = Postings()
+    private var frameDuration = 0.0
 
     public init() {}
 
     public mutating func add(_ print: ConstellationFingerprint, reference: Int) {
-        for (hash, time) in zip(print.hashes, print.times) { table[hash, default: []].append((Int32(reference), time)) }
-        entries += print.hashes.count
-        referenceCount = max(referenceCount, reference + 1)
+        precondition(reference == postings.referenceCount, "references are added in order")
+        let length = max(Int(print.times.last ?? 0) + 1, Int((print.duration / print.frameDuration).rounded(.up)))
+        let first = postings.addReference(length: length)
+        for (hash, time) in zip(print.hashes, print.times) { postings.append(key: hash, position: first + time) }
+        frameDuration = print.frameDuration
     }
 
-    public func candidates(for query: ConstellationFingerprint) -> [Int] {
-        var perReference: [Int: [UInt32: [Int]]] = [:]
-        for hash in Set(query.hashes) {
-            for entry in table[hash] ?? [] { perReference[Int(entry.reference), default: [:]][hash, default: []].append(Int(entry.time)) }
+    public mutating func seal() { postings.seal() }
+
+    public func candidates(for query: ConstellationFingerprint, limit: Int) -> [Candidate] {
+        var votes = OffsetVotes(tolerance: 1)
+        for (hash, time) in zip(query.hashes, query.times) {
+            postings.forEachPosition(of: hash) { position in
+                let (reference, local) = postings.locate(position)
+                votes.add(reference: reference, offset: local - Int(time))
+            }
         }
-        return perReference
-            .map { reference, times in (reference, OffsetHistogramMatcher.bestOffset(query: query) { times[$0] ?? [] }.aligned) }
-            .sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }
-            .map(\.0)
+        return votes.best(limit: limit, minimumVotes: 2).map {
+            Candidate(reference: $0.reference, offset: Double($0.offset) * frameDuration, hits: $0.votes)
+        }
     }
 
-    /// A 4-byte hash key, a 4-byte reference and a 4-byte time per entry.
-    public var byteCount: Int { entries * 12 }
+    public var byteCount: Int { postings.byteCount }
 }

@@ -1,0 +1,360 @@
+import AudioIO
+import Degradation
+import DSP
+import Fingerprinting
+import Foundation
+
+/// What to benchmark.
+public struct BenchmarkConfiguration: Sendable {
+    public var dataset: Dataset
+    public var algorithms: [AnyAlgorithm]
+    public var spec: BenchmarkSpec
+    public var seed: UInt64
+    public var threads: Int
+    public var cacheFolder: URL?
+    public var showProgress: Bool
+    public var toolVersion: String
+    /// Also measure the scaling curve (catalogs of 1/16 ... all of the tracks) at this query length.
+    public var scalingLength: Double?
+
+    public init(dataset: Dataset, algorithms: [AnyAlgorithm], spec: BenchmarkSpec, seed: UInt64, threads: Int,
+                cacheFolder: URL?, showProgress: Bool, toolVersion: String, scalingLength: Double? = nil) {
+        self.dataset = dataset
+        self.algorithms = algorithms
+        self.spec = spec
+        self.seed = seed
+        self.threads = threads
+        self.cacheFolder = cacheFolder
+        self.showProgress = showProgress
+        self.toolVersion = toolVersion
+        self.scalingLength = scalingLength
+    }
+}
+
+/// The identification benchmark: index whole catalog tracks once, then find seeded, degraded queries
+/// among them through each algorithm's own index, in named phases:
+/// read the catalog → draw the queries → index (decode each track once for every algorithm) →
+/// query (cut, degrade, fingerprint, search) → scaling (optional) → results and costs.
+public struct Benchmark {
+    /// Query windows are decoded and degraded at this rate; each algorithm resamples from it.
+    static let workingRate = Runner.workingRate
+    /// Answers kept per query (hit@5 needs five).
+    static let answersKept = 5
+
+    let configuration: BenchmarkConfiguration
+    public init(_ configuration: BenchmarkConfiguration) { self.configuration = configuration }
+
+    public func run() throws -> (results: BenchmarkResults, costs: BenchmarkCosts) {
+        let started = Date(), c = configuration
+        let progress = Progress(enabled: c.showProgress)
+        var failures: [RunResults.Problem] = [], skipped: [RunResults.Problem] = []
+
+        // Phase 1: the catalog and the negatives, with their lengths from the headers.
+        guard let section = c.dataset.manifest.catalog, !section.tracks.isEmpty else {
+            throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog section: the benchmark needs whole tracks (see Datasets/README.md)")
+        }
+        let (tracks, durations) = readable(section.tracks, failures: &failures)
+        let (negatives, negativeDurations) = readable(section.negatives, failures: &failures)
+        guard !tracks.isEmpty else { throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog track could be read") }
+        let hours = durations.reduce(0, +) / 3600
+
+        // Phase 2: queries, and the recordings the conditions need.
+        let queries = BenchmarkPlan.draw(spec: c.spec, tracks: tracks, durations: durations,
+                                         negatives: negatives, negativeDurations: negativeDurations, seed: c.seed)
+        let (conditions, recordings) = usableConditions(&skipped, &failures)
+        let algorithms = c.algorithms.filter { algorithm in
+            if Catalog(algorithm: algorithm).isIndexed || hours <= c.spec.bruteForceHourLimit { return true }
+            skipped.append(.init(item: algorithm.identifier, reason: String(format: "no index: brute force over %.1f h is above the %.1f h limit (bruteForceHourLimit)", hours, c.spec.bruteForceHourLimit)))
+            return false
+        }
+
+        // Phase 3: index.
+        let decodeClock = CPUTally()
+        progress.start("indexing", total: tracks.count)
+        let indexed = indexCatalog(tracks, algorithms: algorithms, decodeClock: decodeClock, progress: progress)
+        for (t, failure) in indexed.failures { failures.append(.init(item: "catalog \(tracks[t])", reason: failure)) }
+        var catalogs: [Catalog] = [], buildSeconds: [Double] = []
+        for a in algorithms.indices {
+            let clock = ContinuousClock.now
+            let catalog = Catalog(algorithm: algorithms[a])
+            for t in tracks.indices { if let p = indexed.prints[a][t] { catalog.add(p, name: "\(t)") } }
+            catalog.seal()
+            catalogs.append(catalog)
+            buildSeconds.append((ContinuousClock.now - clock).seconds)
+        }
+
+        // Phase 4: query.
+        progress.start("querying", total: queries.count)
+        let planner = QueryPlanner(seed: c.seed, recordings: recordings)
+        let outcomes = parallelMap(queries.count, threads: c.threads) { q -> QueryOutcome in
+            defer { progress.advance() }
+            return answer(queries[q], conditions: queries[q].negative ? [conditions[0].clean] : conditions,
+                          planner: planner, algorithms: algorithms, catalogs: catalogs, keepPrints: queries[q].length == c.scalingLength)
+        }
+        progress.finish()
+
+        var spec = c.spec
+        spec.conditions = conditions
+        var results = BenchmarkResults(
+            tool: .init(name: "fpbench", version: c.toolVersion), seed: c.seed, spec: spec,
+            catalog: .init(dataset: c.dataset.manifest.name, manifestSHA256: c.dataset.manifestSHA256,
+                           tracks: tracks, trackSeconds: durations, negatives: negatives),
+            algorithms: algorithms.indices.map { .init(identifier: algorithms[$0].identifier, displayName: algorithms[$0].displayName,
+                                                       profile: algorithms[$0].profile, search: catalogs[$0].isIndexed ? "index" : "brute force") },
+            queries: queries, answers: outcomes.flatMap(\.answers), skipped: skipped, failures: failures)
+        for answer in results.answers { if let f = answer.failure { results.failures.append(.init(item: "\(answer.algorithm): query \(answer.query)/\(answer.condition)", reason: f)) } }
+
+        // Phase 5: scaling, then costs.
+        let scaling = c.scalingLength.map { scalingCurve(length: $0, queries: queries, outcomes: outcomes, tracks: tracks,
+                                                          durations: durations, algorithms: algorithms, prints: indexed.prints, results: results) } ?? []
+        let costs = BenchmarkCosts(
+            threads: c.threads, wallSeconds: Date().timeIntervalSince(started), decodeCPUSeconds: decodeClock.total,
+            peakResidentBytes: peakResidentBytes(),
+            algorithms: algorithms.indices.map { a in
+                let prints = indexed.prints[a].compactMap { $0 }
+                func percentiles(_ pick: (QueryOutcome) -> [Double]) -> [String: BenchmarkCosts.Percentiles] {
+                    Dictionary(uniqueKeysWithValues: c.spec.queryLengths.map { length in
+                        (String(format: "%gs", length), .init(zip(queries, outcomes).filter { $0.0.length == length }.flatMap { pick($0.1) }))
+                    })
+                }
+                return .init(identifier: algorithms[a].identifier, fingerprintCPUSeconds: indexed.cpu[a],
+                             catalogSeconds: prints.reduce(0) { $0 + $1.duration }, fingerprintsFromCache: indexed.fromCache[a],
+                             indexBuildSeconds: buildSeconds[a], indexBytes: catalogs[a].indexByteCount,
+                             fingerprintBytes: prints.reduce(0) { $0 + $1.byteCount },
+                             queryFingerprintMilliseconds: percentiles { $0.fingerprintMilliseconds[a] },
+                             searchMilliseconds: percentiles { $0.searchMilliseconds[a] })
+            },
+            scalingLength: c.scalingLength, scaling: scaling, scalingExponents: Self.exponents(scaling))
+        return (results, costs)
+    }
+
+    // MARK: Phase 1
+
+    /// The files whose header can be read, with their durations; the others become failures.
+    private func readable(_ files: [String], failures: inout [RunResults.Problem]) -> ([String], [Double]) {
+        var kept: [String] = [], durations: [Double] = []
+        for file in files {
+            do {
+                durations.append(try AudioReader.duration(configuration.dataset.path(file)))
+                kept.append(file)
+            } catch { failures.append(.init(item: file, reason: "\(error); left out of the benchmark")) }
+        }
+        return (kept, durations)
+    }
+
+    // MARK: Phase 2
+
+    /// The conditions whose recordings the dataset has (others are skipped, by name), and those recordings.
+    private func usableConditions(_ skipped: inout [RunResults.Problem], _ failures: inout [RunResults.Problem]) -> ([BenchmarkCondition], [String: Audio]) {
+        let dataset = configuration.dataset
+        let named = dataset.manifest.noises + dataset.manifest.impulseResponses
+        var recordings: [String: Audio] = [:]
+        var conditions: [BenchmarkCondition] = []
+        for condition in configuration.spec.conditions {
+            var missing: [String] = []
+            for id in condition.recordings where recordings[id] == nil {
+                guard let entry = named.first(where: { $0.id == id }) else { missing.append("\(id) (not in the dataset)"); continue }
+                do { recordings[id] = try AudioReader.read(dataset.path(entry.file), sampleRate: Self.workingRate) } catch {
+                    missing.append("\(id) (\(error))")
+                }
+            }
+            if missing.isEmpty { conditions.append(condition) } else {
+                skipped.append(.init(item: "condition \(condition.id)", reason: "needs \(missing.joined(separator: ", "))"))
+            }
+        }
+        return (conditions, recordings)
+    }
+
+    // MARK: Phase 3
+
+    struct Indexed {
+        var prints: [[AnyFingerprint?]]
+        var cpu: [Double]
+        var fromCache: [Int]
+        var failures: [(Int, String)]
+    }
+
+    /// Every track through every algorithm: from the cache (keyed by the file's checksum) or decoded
+    /// once at its own rate and resampled once per algorithm; the samples are dropped after each track.
+    private func indexCatalog(_ tracks: [String], algorithms: [AnyAlgorithm], decodeClock: CPUTally, progress: Progress) -> Indexed {
+        let c = configuration, cache = FingerprintCache(folder: c.cacheFolder)
+        let perTrack = parallelMap(tracks.count, threads: c.threads) { t -> (prints: [Result<AnyFingerprint, Error>], cpu: [Double], cached: [Bool]) in
+            defer { progress.advance() }
+            let path = c.dataset.path(tracks[t])
+            let contentKey: String
+            do { contentKey = "file:" + (try c.dataset.recordedSHA256(tracks[t]) ?? sha256Hex(file: path)) } catch {
+                return (algorithms.map { _ in .failure(error) }, algorithms.map { _ in 0 }, algorithms.map { _ in false })
+            }
+            let cached = algorithms.map { cache.load($0, role: .reference, contentKey: contentKey) }
+            var decoded: Result<Audio, Error>?
+            var cpu = algorithms.map { _ in 0.0 }
+            let prints = algorithms.indices.map { a -> Result<AnyFingerprint, Error> in
+                if let hit = cached[a] { return .success(hit) }
+                if decoded == nil { decoded = decodeClock.measure { Result { try AudioReader.read(path) } } }
+                return Result {
+                    let audio = try decoded!.get()
+                    let start = threadCPUSeconds()
+                    defer { cpu[a] = threadCPUSeconds() - start }
+                    let print = try algorithms[a].fingerprint(audio.resampled(to: algorithms[a].sampleRate, label: path), role: .reference)
+                    cache.store(print, algorithms[a], role: .reference, contentKey: contentKey)
+                    return print
+                }
+            }
+            return (prints, cpu, cached.map { $0 != nil })
+        }
+        var failures: [(Int, String)] = []
+        for (t, track) in perTrack.enumerated() {
+            if let error = track.prints.lazy.compactMap({ if case .failure(let e) = $0 { return e } else { return nil } }).first {
+                failures.append((t, "\(error)"))
+            }
+        }
+        return Indexed(prints: algorithms.indices.map { a in perTrack.map { try? $0.prints[a].get() } },
+                       cpu: algorithms.indices.map { a in perTrack.reduce(0) { $0 + $1.cpu[a] } },
+                       fromCache: algorithms.indices.map { a in perTrack.filter { $0.cached[a] }.count },
+                       failures: failures)
+    }
+
+    // MARK: Phase 4
+
+    struct QueryOutcome {
+        var answers: [BenchmarkAnswer]
+        var fingerprintMilliseconds: [[Double]]
+        var searchMilliseconds: [[Double]]
+        /// Per algorithm, the query's clean fingerprint (kept for the scaling curve).
+        var cleanPrints: [AnyFingerprint?]
+    }
+
+    /// Cuts one query's window, and under every condition degrades it, fingerprints it with every
+    /// algorithm and searches that algorithm's catalog.
+    private func answer(_ query: BenchmarkQuery, conditions: [BenchmarkCondition], planner: QueryPlanner,
+                        algorithms: [AnyAlgorithm], catalogs: [Catalog], keepPrints: Bool) -> QueryOutcome {
+        var outcome = QueryOutcome(answers: [], fingerprintMilliseconds: algorithms.map { _ in [] },
+                                   searchMilliseconds: algorithms.map { _ in [] }, cleanPrints: algorithms.map { _ in nil })
+        let window = Result { try AudioReader.read(configuration.dataset.path(query.file), sampleRate: Self.workingRate,
+                                                   window: TimeWindow(start: query.start, duration: query.length)) }
+        for condition in conditions {
+            let degraded = Result { () throws -> Audio in
+                let seed = derivedSeed(configuration.seed, "benchmark", query.id, condition.id)
+                return try DegradationChain(try planner.stages(for: condition, seed: seed), seed: seed).apply(window.get())
+            }
+            for (a, algorithm) in algorithms.enumerated() {
+                var answer = BenchmarkAnswer(algorithm: algorithm.identifier, query: query.id, condition: condition.id, top: [])
+                do {
+                    let start = threadCPUSeconds()
+                    let print = try algorithm.fingerprint(degraded.get().resampled(to: algorithm.sampleRate), role: .query)
+                    let fingerprinted = threadCPUSeconds()
+                    let matches = catalogs[a].search(print, limit: Self.answersKept, applyingThreshold: false)
+                    outcome.searchMilliseconds[a].append(1000 * (threadCPUSeconds() - fingerprinted))
+                    outcome.fingerprintMilliseconds[a].append(1000 * (fingerprinted - start))
+                    answer.top = matches.map { BenchmarkMatch(track: Int($0.reference)!, offset: $0.comparison.offset, score: $0.comparison.score,
+                                                              rawFigure: $0.comparison.rawFigure, matched: algorithm.isMatch($0.comparison)) }
+                    if keepPrints && condition.id == BenchmarkCondition.cleanID { outcome.cleanPrints[a] = print }
+                } catch {
+                    answer.failure = "\(error)"
+                }
+                outcome.answers.append(answer)
+            }
+        }
+        return outcome
+    }
+
+    // MARK: Phase 5
+
+    /// The same clean queries of one length against nested catalogs of 1/16 ... all of the tracks (a
+    /// seeded order); a query whose track is left out counts as a negative there.
+    private func scalingCurve(length: Double, queries: [BenchmarkQuery], outcomes: [QueryOutcome], tracks: [String], durations: [Double],
+                              algorithms: [AnyAlgorithm], prints: [[AnyFingerprint?]], results: BenchmarkResults) -> [BenchmarkCosts.ScalingPoint] {
+        let order = tracks.indices.sorted { derivedSeed(configuration.seed, "scaling", tracks[$0]) < derivedSeed(configuration.seed, "scaling", tracks[$1]) }
+        let chosen = queries.indices.filter { queries[$0].length == length }
+        var points: [BenchmarkCosts.ScalingPoint] = []
+        for (a, algorithm) in algorithms.enumerated() where Catalog(algorithm: algorithm).isIndexed {
+            for fraction in [1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1] {
+                let kept = Array(order.prefix(max(1, Int((fraction * Double(tracks.count)).rounded(.up)))))
+                let inCatalog = Set(kept.map { tracks[$0] })
+                let catalog = Catalog(algorithm: algorithm)
+                for t in kept { if let p = prints[a][t] { catalog.add(p, name: "\(t)") } }
+                catalog.seal()
+                var correct = 0, positives = 0, falsePositives = 0, negatives = 0, times: [Double] = []
+                for q in chosen {
+                    guard let print = outcomes[q].cleanPrints[a] else { continue }
+                    let start = threadCPUSeconds()
+                    let top = catalog.search(print, limit: 1).first
+                    times.append(1000 * (threadCPUSeconds() - start))
+                    let query = queries[q]
+                    if !query.negative && inCatalog.contains(query.file) {
+                        positives += 1
+                        let match = top.map { BenchmarkMatch(track: Int($0.reference)!, offset: $0.comparison.offset, score: $0.comparison.score,
+                                                             rawFigure: $0.comparison.rawFigure, matched: true) }
+                        if BenchmarkMetrics.outcome(match, truth: query, results: results) == .correct { correct += 1 }
+                    } else {
+                        negatives += 1
+                        if top != nil { falsePositives += 1 }
+                    }
+                }
+                points.append(.init(algorithm: algorithm.identifier, fraction: fraction, tracks: kept.count,
+                                    hours: kept.reduce(0) { $0 + durations[$1] } / 3600, correct: Rate(correct, of: positives),
+                                    falsePositives: Rate(falsePositives, of: negatives), searchMilliseconds: .init(times),
+                                    indexBytes: catalog.indexByteCount))
+            }
+        }
+        return points
+    }
+
+    /// k in time ∝ hours^k, by least squares on logarithms of the median search times.
+    static func exponents(_ points: [BenchmarkCosts.ScalingPoint]) -> [String: Double] {
+        var result: [String: Double] = [:]
+        for (algorithm, curve) in Dictionary(grouping: points, by: \.algorithm) {
+            let xy = curve.filter { $0.hours > 0 && $0.searchMilliseconds.median > 0 }.map { (log($0.hours), log($0.searchMilliseconds.median)) }
+            guard xy.count >= 2 else { continue }
+            let mx = xy.map(\.0).reduce(0, +) / Double(xy.count), my = xy.map(\.1).reduce(0, +) / Double(xy.count)
+            let sxx = xy.reduce(0) { $0 + ($1.0 - mx) * ($1.0 - mx) }, sxy = xy.reduce(0) { $0 + ($1.0 - mx) * ($1.1 - my) }
+            if sxx > 0 { result[algorithm] = sxy / sxx }
+        }
+        return result
+    }
+}
+
+extension BenchmarkCondition {
+    static let cleanID = "clean"
+    /// The undegraded condition negatives are cut under.
+    var clean: BenchmarkCondition { BenchmarkCondition(id: Self.cleanID, title: "clean") }
+}
+
+extension QueryPlanner {
+    /// A benchmark condition's stages (the query is already cut): noise, or the playback chain.
+    func stages(for condition: BenchmarkCondition, seed: UInt64) throws -> [any Degradation] {
+        var stages: [any Degradation] = []
+        if let noise = condition.noise { stages.append(try addNoise(noise)) }
+        if let playback = condition.playback { stages += try playbackStages(playback, random: SeededNoise(seed: derivedSeed(seed, "draws"))) }
+        return stages
+    }
+}
+
+/// CPU seconds used by the calling thread.
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// The process's peak resident memory in bytes.
+func peakResidentBytes() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_maxrss * 1024
+}
+
+/// Thread CPU time summed over threads.
+final class CPUTally: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var total = 0.0
+    func measure<T>(_ body: () -> T) -> T {
+        let start = threadCPUSeconds()
+        defer { let spent = threadCPUSeconds() - start; lock.withLock { total += spent } }
+        return body()
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// A proportion with its 95 % Wilson score interval.
+public struct Rate: Sendable, Codable, Equatable {
+    public var successes: Int
+    public var total: Int
+    public var low: Double
+    public var high: Double
+
+    public init(_ successes: Int, of total: Int) {
+        self.successes = successes
+        self.total = total
+        (low, high) = Rate.wilson(successes, total)
+    }
+
+    public var value: Double { total > 0 ? Double(successes) / Double(total) : 0 }
+
+    /// Wilson (1927): the interval of p̂ that a z = 1.96 score test does not reject.
+    public static func wilson(_ k: Int, _ n: Int, z: Double = 1.959963984540054) -> (Double, Double) {
+        guard n > 0 else { return (0, 1) }
+        let p = Double(k) / Double(n), n = Double(n), z2 = z * z
+        let centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+        let half = z / (1 + z2 / n) * (p * (1 - p) / n + z2 / (4 * n * n)).squareRoot()
+        return (max(0, centre - half), min(1, centre + half))
+    }
+}
+
+/// What a positive query's top answer was, at a given decision rule.
+public enum Outcome: String, Sendable, Codable, CaseIterable {
+    case correct = "correct"
+    case wrongOffset = "right recording, wrong offset"
+    case wrongRecording = "wrong recording"
+    case noMatch = "no match"
+}
+
+/// The rates of one algorithm under one condition at one query length.
+public struct ConditionMetrics: Sendable, Codable, Equatable {
+    public var algorithm: String
+    public var length: Double
+    public var condition: String
+    /// At the algorithm's documented threshold.
+    public var outcomes: [String: Rate]
+    /// The true recording among the five best answers (threshold not applied).
+    public var hitAt5: Rate
+    /// Correct at the threshold calibrated on the negatives of this length.
+    public var correctCalibrated: Rate
+}
+
+/// False positives of one algorithm at one query length, and its calibrated threshold.
+public struct NegativeMetrics: Sendable, Codable, Equatable {
+    public var algorithm: String
+    public var length: Double
+    public var falsePositives: Rate
+    /// The score a top answer must exceed to be a match at the target false-positive rate.
+    public var calibratedThreshold: Double
+    public var falsePositivesCalibrated: Rate
+}
+
+/// Metrics computed from results alone (so `fpbench report` recomputes them).
+public struct BenchmarkMetrics: Sendable, Equatable {
+    public var conditions: [ConditionMetrics]
+    public var negatives: [NegativeMetrics]
+
+    public init(_ r: BenchmarkResults) {
+        let queries = Dictionary(uniqueKeysWithValues: r.queries.map { ($0.id, $0) })
+        var byKey: [String: [BenchmarkAnswer]] = [:]
+        for answer in r.answers where answer.failure == nil {
+            guard let q = queries[answer.query] else { continue }
+            byKey["\(answer.algorithm)|\(q.length)|\(q.negative ? "negative" : answer.condition)", default: []].append(answer)
+        }
+        var conditions: [ConditionMetrics] = [], negatives: [NegativeMetrics] = []
+        for algorithm in r.algorithms.map(\.identifier) {
+            for length in r.spec.queryLengths {
+                let negativeAnswers = byKey["\(algorithm)|\(length)|negative"] ?? []
+                let threshold = Self.threshold(negativeAnswers.map { $0.top.first?.score ?? 0 }, target: r.spec.falsePositiveTarget)
+                negatives.append(NegativeMetrics(
+                    algorithm: algorithm, length: length,
+                    falsePositives: Rate(negativeAnswers.filter { $0.top.contains(where: \.matched) }.count, of: negativeAnswers.count),
+                    calibratedThreshold: threshold,
+                    falsePositivesCalibrated: Rate(negativeAnswers.filter { ($0.top.first?.score ?? 0) > threshold }.count, of: negativeAnswers.count)))
+                for condition in r.spec.conditions {
+                    let answers = byKey["\(algorithm)|\(length)|\(condition.id)"] ?? []
+                    var counts: [Outcome: Int] = [:]
+                    var hits = 0, calibrated = 0
+                    for answer in answers {
+                        let q = queries[answer.query]!
+                        counts[Self.outcome(answer.top.first(where: \.matched), truth: q, results: r), default: 0] += 1
+                        if answer.top.prefix(5).contains(where: { r.catalog.tracks[$0.track] == q.file }) { hits += 1 }
+                        if let top = answer.top.first, top.score > threshold,
+                           Self.outcome(top, truth: q, results: r) == .correct { calibrated += 1 }
+                    }
+                    conditions.append(ConditionMetrics(
+                        algorithm: algorithm, length: length, condition: condition.id,
+                        outcomes: Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0.rawValue, Rate(counts[$0] ?? 0, of: answers.count)) }),
+                        hitAt5: Rate(hits, of: answers.count), correctCalibrated: Rate(calibrated, of: answers.count)))
+                }
+            }
+        }
+        self.conditions = conditions
+        self.negatives = negatives
+    }
+
+    public static func outcome(_ match: BenchmarkMatch?, truth: BenchmarkQuery, results r: BenchmarkResults) -> Outcome {
+        guard let match else { return .noMatch }
+        guard r.catalog.tracks[match.track] == truth.file else { return .wrongRecording }
+        return abs(match.offset - truth.start) <= r.spec.offsetTolerance ? .correct : .wrongOffset
+    }
+
+    /// The lowest threshold t such that at most ⌊target·n⌋ negatives score above t: the
+    /// (⌊target·n⌋ + 1)-th highest negative score (0 without negatives).
+    public static func threshold(_ negativeScores: [Double], target: Double) -> Double {
+        let sorted = negativeScores.sorted(by: >)
+        let allowed = Int((target * Double(sorted.count)).rounded(.down))
+        return allowed < sorted.count ? sorted[allowed] : 0
+    }
+
+    public func condition(_ algorithm: String, _ length: Double, _ condition: String) -> ConditionMetrics? {
+        conditions.first { $0.algorithm == algorithm && $0.length == length && $0.condition == condition }
+    }
+
+    public func negative(_ algorithm: String, _ length: Double) -> NegativeMetrics? {
+        negatives.first { $0.algorithm == algorithm && $0.length == length }
+    }
+}

@@ -1,0 +1,126 @@
+import Fingerprinting
+import Foundation
+
+/// One of the best answers to a query, as the catalog ranked them (threshold not applied).
+public struct BenchmarkMatch: Sendable, Codable, Equatable {
+    /// Index into `BenchmarkResults.catalog.tracks`.
+    public var track: Int
+    public var offset: Double
+    public var score: Double
+    public var rawFigure: Double
+    /// Whether the algorithm's documented threshold calls it a match.
+    public var matched: Bool
+}
+
+/// One algorithm's answer to one query under one condition: its best matches, best first.
+public struct BenchmarkAnswer: Sendable, Codable, Equatable {
+    public var algorithm: String
+    public var query: String
+    public var condition: String
+    public var top: [BenchmarkMatch]
+    /// Why there is no answer (the query could not be read or fingerprinted).
+    public var failure: String?
+}
+
+/// Everything a benchmark produced, enough to regenerate every table (`fpbench report`). No timings:
+/// the same seed gives the same bytes whatever the thread count (costs are in `costs.json`).
+public struct BenchmarkResults: Sendable, Codable, Equatable {
+    public struct CatalogInfo: Sendable, Codable, Equatable {
+        public var dataset: String
+        public var manifestSHA256: String
+        public var tracks: [String]
+        public var trackSeconds: [Double]
+        public var negatives: [String]
+        public var hours: Double { trackSeconds.reduce(0, +) / 3600 }
+    }
+
+    public struct AlgorithmInfo: Sendable, Codable, Equatable {
+        public var identifier: String
+        public var displayName: String
+        public var profile: Profile
+        /// "index" or "brute force".
+        public var search: String
+    }
+
+    public var kind = "benchmark"
+    public var tool: RunResults.Tool
+    public var seed: UInt64
+    public var spec: BenchmarkSpec
+    /// How each query's degradation seed is derived (the chain's stages are the condition's).
+    public var seedRule = "chain seed = first 8 bytes of SHA-256(\"SEED/benchmark/QUERY/CONDITION\")"
+    public var catalog: CatalogInfo
+    public var algorithms: [AlgorithmInfo]
+    public var queries: [BenchmarkQuery]
+    public var answers: [BenchmarkAnswer]
+    public var skipped: [RunResults.Problem]
+    public var failures: [RunResults.Problem]
+
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(self)
+    }
+
+    public static func decode(_ data: Data, path: String) throws -> BenchmarkResults {
+        do { return try JSONDecoder().decode(BenchmarkResults.self, from: data) } catch let error as DecodingError {
+            throw DatasetError(path: path, reason: "not a benchmark results file: \(explain(error))")
+        }
+    }
+}
+
+/// What the benchmark cost, measured by the tool itself (times vary from run to run).
+public struct BenchmarkCosts: Sendable, Codable, Equatable {
+    public struct Percentiles: Sendable, Codable, Equatable {
+        public var median: Double
+        public var p95: Double
+
+        init(_ values: [Double]) {
+            let sorted = values.sorted()
+            func at(_ q: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((q * Double(sorted.count - 1)).rounded()))] }
+            median = at(0.5)
+            p95 = at(0.95)
+        }
+    }
+
+    public struct AlgorithmCosts: Sendable, Codable, Equatable {
+        public var identifier: String
+        /// CPU seconds spent fingerprinting the catalog (decoding not included) and the audio it covered.
+        public var fingerprintCPUSeconds: Double
+        public var catalogSeconds: Double
+        public var fingerprintsFromCache: Int
+        public var indexBuildSeconds: Double
+        public var indexBytes: Int
+        public var fingerprintBytes: Int
+        /// Query CPU time in milliseconds per query length: fingerprinting the query, and searching the catalog.
+        public var queryFingerprintMilliseconds: [String: Percentiles]
+        public var searchMilliseconds: [String: Percentiles]
+
+        /// Seconds of audio fingerprinted per CPU second (decoding excluded).
+        public var audioSecondsPerCPUSecond: Double? {
+            fingerprintCPUSeconds > 0 && fingerprintsFromCache == 0 ? catalogSeconds / fingerprintCPUSeconds : nil
+        }
+        public func mebibytesPerHour(_ bytes: Int) -> Double { catalogSeconds > 0 ? Double(bytes) / 1_048_576 / (catalogSeconds / 3600) : 0 }
+    }
+
+    /// One catalog size of the scaling curve, for one algorithm.
+    public struct ScalingPoint: Sendable, Codable, Equatable {
+        public var algorithm: String
+        public var fraction: Double
+        public var tracks: Int
+        public var hours: Double
+        public var correct: Rate
+        public var falsePositives: Rate
+        public var searchMilliseconds: Percentiles
+        public var indexBytes: Int
+    }
+
+    public var threads: Int
+    public var wallSeconds: Double
+    public var decodeCPUSeconds: Double
+    public var peakResidentBytes: Int
+    public var algorithms: [AlgorithmCosts]
+    public var scalingLength: Double?
+    public var scaling: [ScalingPoint]
+    /// Fitted k in search time ∝ hours^k, per algorithm (least squares on the log-log scaling curve).
+    public var scalingExponents: [String: Double]
+}

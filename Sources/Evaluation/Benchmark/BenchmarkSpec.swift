@@ -1,0 +1,96 @@
+import Degradation
+import Foundation
+
+/// One way of degrading every benchmark query, from the existing degradation units.
+public struct BenchmarkCondition: Sendable, Codable, Equatable {
+    public var id: String
+    public var title: String
+    public var noise: NoiseSpec?
+    public var playback: PlaybackSpec?
+
+    public init(id: String, title: String, noise: NoiseSpec? = nil, playback: PlaybackSpec? = nil) {
+        self.id = id
+        self.title = title
+        self.noise = noise
+        self.playback = playback
+    }
+
+    /// The dataset recordings (noises, impulse responses) the condition needs.
+    var recordings: [String] {
+        var ids = [noise?.kind, playback?.background.kind, playback?.loudspeaker, playback?.room].compactMap { $0 }
+        ids.removeAll { NoiseSpec.generatedKinds.contains($0) }
+        return ids
+    }
+}
+
+extension NoiseSpec {
+    static let generatedKinds: Set<String> = ["white-uniform", "white-gaussian", "pink"]
+}
+
+/// What the identification benchmark asks: query lengths, how many queries, which conditions.
+/// Every field may be set in a spec file (`fpbench benchmark --spec FILE`); left-out fields keep these defaults.
+public struct BenchmarkSpec: Sendable, Codable, Equatable {
+    /// Query lengths in seconds (the neural-fingerprint benchmark uses 1-10 s).
+    public var queryLengths: [Double] = [1, 2, 5, 10]
+    /// Positions cut from catalog tracks per query length; each is degraded under every condition.
+    public var queriesPerLength = 100
+    /// Queries cut from the negative recordings per query length (the false-positive test).
+    public var negativesPerLength = 100
+    public var conditions: [BenchmarkCondition] = BenchmarkSpec.standardConditions
+    /// A top answer is correct when its offset is within this many seconds of the truth (Panako, Olaf).
+    public var offsetTolerance = 0.5
+    /// The false-positive rate at which each algorithm's threshold is calibrated on the negatives.
+    public var falsePositiveTarget = 0.01
+    /// Above this many hours of catalog, algorithms without an index (brute force) are skipped.
+    public var bruteForceHourLimit = 1.0
+
+    public init() {}
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = BenchmarkSpec()
+        queryLengths = try c.decodeIfPresent([Double].self, forKey: .queryLengths) ?? d.queryLengths
+        queriesPerLength = try c.decodeIfPresent(Int.self, forKey: .queriesPerLength) ?? d.queriesPerLength
+        negativesPerLength = try c.decodeIfPresent(Int.self, forKey: .negativesPerLength) ?? d.negativesPerLength
+        conditions = try c.decodeIfPresent([BenchmarkCondition].self, forKey: .conditions) ?? d.conditions
+        offsetTolerance = try c.decodeIfPresent(Double.self, forKey: .offsetTolerance) ?? d.offsetTolerance
+        falsePositiveTarget = try c.decodeIfPresent(Double.self, forKey: .falsePositiveTarget) ?? d.falsePositiveTarget
+        bruteForceHourLimit = try c.decodeIfPresent(Double.self, forKey: .bruteForceHourLimit) ?? d.bruteForceHourLimit
+    }
+
+    /// Clean; white noise at 10, 5 and 0 dB SNR; speech babble at 5 dB; the simulated playback chain of test 4.
+    public static let standardConditions = [
+        BenchmarkCondition(id: "clean", title: "clean"),
+        BenchmarkCondition(id: "white-10dB", title: "white noise, 10 dB SNR", noise: NoiseSpec(kind: "white-gaussian", level: .snr(dB: 10))),
+        BenchmarkCondition(id: "white-5dB", title: "white noise, 5 dB SNR", noise: NoiseSpec(kind: "white-gaussian", level: .snr(dB: 5))),
+        BenchmarkCondition(id: "white-0dB", title: "white noise, 0 dB SNR", noise: NoiseSpec(kind: "white-gaussian", level: .snr(dB: 0))),
+        BenchmarkCondition(id: "babble-5dB", title: "speech babble, 5 dB SNR", noise: NoiseSpec(kind: "babble", level: .snr(dB: 5))),
+        BenchmarkCondition(id: "playback", title: "simulated loudspeaker, room, microphone (test 4)", playback: .phone),
+    ]
+
+    /// Reads a spec file, naming the field that is wrong.
+    public static func load(_ path: String) throws -> BenchmarkSpec {
+        guard let data = FileManager.default.contents(atPath: path) else { throw DatasetError(path: path, reason: "no such spec file") }
+        let spec: BenchmarkSpec
+        do { spec = try JSONDecoder().decode(BenchmarkSpec.self, from: data) } catch let error as DecodingError {
+            throw DatasetError(path: path, reason: "broken benchmark spec: \(explain(error))")
+        }
+        try spec.validate(path: path)
+        return spec
+    }
+
+    public func validate(path: String) throws {
+        func fail(_ reason: String) -> DatasetError { DatasetError(path: path, reason: reason) }
+        if queryLengths.isEmpty || queryLengths.contains(where: { !($0 > 0 && $0 <= 600) }) {
+            throw fail("queryLengths: each must be above 0 and at most 600 s")
+        }
+        if !(1...100_000).contains(queriesPerLength) { throw fail("queriesPerLength: 1 to 100,000") }
+        if !(0...100_000).contains(negativesPerLength) { throw fail("negativesPerLength: 0 to 100,000") }
+        if conditions.isEmpty { throw fail("conditions: at least one") }
+        if let twice = Dictionary(grouping: conditions, by: \.id).first(where: { $0.value.count > 1 })?.key {
+            throw fail("conditions: id '\(twice)' appears twice")
+        }
+        if !(offsetTolerance > 0) { throw fail("offsetTolerance must be above 0") }
+        if !(falsePositiveTarget > 0 && falsePositiveTarget < 1) { throw fail("falsePositiveTarget must be in (0, 1)") }
+    }
+}

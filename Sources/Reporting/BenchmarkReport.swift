@@ -1,0 +1,175 @@
+import Evaluation
+import Foundation
+
+/// Writes a benchmark's folder: results.json, costs.json, answers.csv (one row per algorithm × query ×
+/// condition), metrics.csv, summary.md and SVG figures. Every file is written atomically.
+public enum BenchmarkReport {
+    public static func write(_ r: BenchmarkResults, costs: BenchmarkCosts?, to folder: URL, includeResults: Bool = true) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        func put(_ text: String, _ name: String) throws { try Data(text.utf8).write(to: folder.appendingPathComponent(name), options: .atomic) }
+        let metrics = BenchmarkMetrics(r)
+        if includeResults {
+            try r.encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic)
+            if let costs {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                try encoder.encode(costs).write(to: folder.appendingPathComponent("costs.json"), options: .atomic)
+            }
+        }
+        try put(answersCSV(r), "answers.csv")
+        try put(metricsCSV(metrics), "metrics.csv")
+        for length in r.spec.queryLengths {
+            try put(detectionFigure(r, length: length), String(format: "detection-%gs.svg", length))
+        }
+        if let costs, !costs.scaling.isEmpty { try put(scalingFigure(costs), "scaling.svg") }
+        try put(summary(r, metrics: metrics, costs: costs), "summary.md")
+    }
+
+    static func percent(_ rate: Rate) -> String { String(format: "%.0f", 100 * rate.value) }
+    static func interval(_ rate: Rate) -> String { String(format: "%.0f-%.0f", 100 * rate.low, 100 * rate.high) }
+    static func g(_ x: Double) -> String { String(format: "%g", x) }
+
+    static func answersCSV(_ r: BenchmarkResults) -> String {
+        let queries = Dictionary(uniqueKeysWithValues: r.queries.map { ($0.id, $0) })
+        var lines = ["algorithm,query,length_s,condition,negative,truth_file,truth_start_s,answer_file,answer_offset_s,score,raw_figure,matched,outcome,truth_rank,failure"]
+        for a in r.answers {
+            let q = queries[a.query]!, top = a.top.first
+            let outcome = q.negative ? (a.top.contains(where: \.matched) ? "false positive" : "no match")
+                : BenchmarkMetrics.outcome(a.top.first(where: \.matched), truth: q, results: r).rawValue
+            let rank = a.top.firstIndex { r.catalog.tracks[$0.track] == q.file }.map { String($0 + 1) } ?? ""
+            let fields: [String] = [a.algorithm, a.query, g(q.length), a.condition, q.negative ? "1" : "0", csv(q.file), g(q.start),
+                                    top.map { csv(r.catalog.tracks[$0.track]) } ?? "", top.map { g($0.offset) } ?? "",
+                                    top.map { String($0.score) } ?? "", top.map { String($0.rawFigure) } ?? "",
+                                    top.map { $0.matched ? "1" : "0" } ?? "", a.failure == nil ? outcome : "", rank, csv(a.failure ?? "")]
+            lines.append(fields.joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func csv(_ text: String) -> String {
+        text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    }
+
+    static func metricsCSV(_ m: BenchmarkMetrics) -> String {
+        var lines = ["algorithm,length_s,condition,measure,successes,total,rate,wilson_low,wilson_high"]
+        func row(_ a: String, _ l: Double, _ c: String, _ measure: String, _ rate: Rate) {
+            lines.append([a, g(l), c, csv(measure), String(rate.successes), String(rate.total),
+                          String(format: "%.4f", rate.value), String(format: "%.4f", rate.low), String(format: "%.4f", rate.high)].joined(separator: ","))
+        }
+        for c in m.conditions {
+            for outcome in Outcome.allCases { row(c.algorithm, c.length, c.condition, outcome.rawValue, c.outcomes[outcome.rawValue]!) }
+            row(c.algorithm, c.length, c.condition, "hit@5", c.hitAt5)
+            row(c.algorithm, c.length, c.condition, "correct at calibrated threshold", c.correctCalibrated)
+        }
+        for n in m.negatives {
+            row(n.algorithm, n.length, "negatives", "false positive", n.falsePositives)
+            row(n.algorithm, n.length, "negatives", "false positive at calibrated threshold", n.falsePositivesCalibrated)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Correct top-1 answers against false positives as the threshold on the top score moves.
+    static func detectionFigure(_ r: BenchmarkResults, length: Double) -> String {
+        let queries = Dictionary(uniqueKeysWithValues: r.queries.map { ($0.id, $0) })
+        var series: [(name: String, points: [(x: Double, y: Double)])] = []
+        for algorithm in r.algorithms.map(\.identifier) {
+            let answers = r.answers.filter { $0.algorithm == algorithm && $0.failure == nil && queries[$0.query]!.length == length }
+            let negatives = answers.filter { queries[$0.query]!.negative }.map { $0.top.first?.score ?? 0 }
+            let positives = answers.filter { !queries[$0.query]!.negative }
+            guard !negatives.isEmpty, !positives.isEmpty else { continue }
+            let correct = positives.map { a -> Double? in
+                guard let top = a.top.first else { return nil }
+                return BenchmarkMetrics.outcome(top, truth: queries[a.query]!, results: r) == .correct ? top.score : nil
+            }
+            let thresholds = (Set(negatives).union([0, 1]).sorted(by: >))
+            let points = thresholds.map { t -> (x: Double, y: Double) in
+                (100 * Double(negatives.filter { $0 > t }.count) / Double(negatives.count),
+                 100 * Double(correct.filter { ($0 ?? -1) > t }.count) / Double(positives.count))
+            }
+            series.append((algorithm, points))
+        }
+        return Figures.lineChart(title: "Correct top-1 against false positives, \(g(length)) s queries (all conditions)",
+                                 xLabel: "false positives on negative queries (%)", yLabel: "correct top-1 (%)", series: series)
+    }
+
+    static func scalingFigure(_ costs: BenchmarkCosts) -> String {
+        let groups = Dictionary(grouping: costs.scaling, by: \.algorithm).sorted { $0.key < $1.key }
+        let top = costs.scaling.map(\.searchMilliseconds.median).max() ?? 1
+        return Figures.lineChart(title: "Search time against catalog size (median per query)", xLabel: "catalog hours",
+                                 yLabel: "search CPU time (ms)", yMaximum: max(1, (top * 1.2).rounded(.up)),
+                                 series: groups.map { ($0.key, $0.value.map { ($0.hours, $0.searchMilliseconds.median) }) })
+    }
+
+    static func summary(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, costs: BenchmarkCosts?) -> String {
+        let positives = r.queries.filter { !$0.negative }.count, negatives = r.queries.count - positives
+        var s = "# Identification benchmark: \(r.catalog.dataset)\n\n"
+        s += String(format: "Catalog: %d tracks, %.2f h. Queries: %d positions cut from catalog tracks, each under %d conditions, and %d negative queries from %d recordings not in the catalog. ",
+                    r.catalog.tracks.count, r.catalog.hours, positives, r.spec.conditions.count, negatives, r.catalog.negatives.count)
+        s += "Seed \(r.seed), fpbench \(r.tool.version), manifest SHA-256 \(r.catalog.manifestSHA256.prefix(12)).\n\n"
+        s += "A top answer is **correct** when it names the query's recording at an offset within ±\(g(r.spec.offsetTolerance)) s of the truth. "
+        s += String(format: "Each cell: correct top-1 %% at the threshold calibrated to at most %g %% false positives on the negative queries of that length, its 95 %% Wilson interval, then · correct %% at the algorithm's documented threshold.\n\n", 100 * r.spec.falsePositiveTarget)
+        let conditions = r.spec.conditions.filter { c in m.conditions.contains { $0.condition == c.id && $0.correctCalibrated.total > 0 } }
+        for length in r.spec.queryLengths {
+            s += "## \(g(length)) s queries\n\n| algorithm | " + conditions.map(\.id).joined(separator: " | ") + " | false positives (documented threshold) |\n"
+            s += "|---|" + conditions.map { _ in "---|" }.joined() + "---|\n"
+            for algorithm in r.algorithms {
+                s += "| \(algorithm.identifier) | "
+                for c in conditions {
+                    if let cm = m.condition(algorithm.identifier, length, c.id) {
+                        s += "**\(percent(cm.correctCalibrated))** [\(interval(cm.correctCalibrated))] · \(percent(cm.outcomes[Outcome.correct.rawValue]!)) | "
+                    } else { s += "— | " }
+                }
+                let n = m.negative(algorithm.identifier, length)
+                s += n.map { "\($0.falsePositives.successes)/\($0.falsePositives.total) [\(interval($0.falsePositives))]" } ?? "—"
+                s += " |\n"
+            }
+            s += "\n![detection](detection-\(g(length))s.svg)\n\n"
+        }
+        s += "## What the top answers were (documented thresholds, \(g(r.spec.queryLengths.max() ?? 0)) s queries)\n\n"
+        s += "| algorithm | condition | correct | right recording, wrong offset | wrong recording | no match | hit@5 |\n|---|---|---|---|---|---|---|\n"
+        for algorithm in r.algorithms {
+            for c in conditions {
+                guard let cm = m.condition(algorithm.identifier, r.spec.queryLengths.max() ?? 0, c.id) else { continue }
+                s += "| \(algorithm.identifier) | \(c.id) | " + Outcome.allCases.map { percent(cm.outcomes[$0.rawValue]!) }.joined(separator: " | ")
+                s += " | \(percent(cm.hitAt5)) |\n"
+            }
+        }
+        s += "\nCalibrated thresholds (top score; per query length): "
+        s += m.negatives.map { "\($0.algorithm) \(g($0.length)) s > \(String(format: "%.3f", $0.calibratedThreshold))" }.joined(separator: ", ") + ".\n\n"
+        s += "Conditions: " + r.spec.conditions.map { "`\($0.id)` \($0.title)" }.joined(separator: "; ") + ".\n\n"
+        s += "Search: " + r.algorithms.map { "\($0.identifier) (\($0.search))" }.joined(separator: ", ") + ".\n\n"
+        if let costs { s += costsSection(costs, r) }
+        if !r.skipped.isEmpty { s += "## Skipped\n\n" + r.skipped.map { "- \($0.item): \($0.reason)\n" }.joined() + "\n" }
+        if !r.failures.isEmpty { s += "## Failures (\(r.failures.count))\n\n" + r.failures.prefix(50).map { "- \($0.item): \($0.reason)\n" }.joined() + "\n" }
+        s += "Files: `answers.csv` (one row per algorithm × query × condition), `metrics.csv` (every rate with its interval), `results.json`, `costs.json`.\n"
+        return s
+    }
+
+    static func costsSection(_ c: BenchmarkCosts, _ r: BenchmarkResults) -> String {
+        var s = String(format: "## Costs (measured in this run: %d threads, %.0f s wall, peak resident memory %.0f MB, decoding %.1f CPU s)\n\n",
+                       c.threads, c.wallSeconds, Double(c.peakResidentBytes) / 1e6, c.decodeCPUSeconds)
+        let lengths = r.spec.queryLengths.map { String(format: "%gs", $0) }
+        s += "| algorithm | indexing (audio s per CPU s) | index build (s) | index (MiB/h) | fingerprints (MiB/h) | "
+        s += lengths.map { "search \($0) median / p95 (ms)" }.joined(separator: " | ") + " | query fingerprint 10 s median (ms) |\n"
+        s += "|---|---|---|---|---|" + lengths.map { _ in "---|" }.joined() + "---|\n"
+        for a in c.algorithms {
+            s += "| \(a.identifier) | " + (a.audioSecondsPerCPUSecond.map { String(format: "%.0f", $0) } ?? "from cache") + " | "
+            s += String(format: "%.2f | %.2f | %.2f | ", a.indexBuildSeconds, a.mebibytesPerHour(a.indexBytes), a.mebibytesPerHour(a.fingerprintBytes))
+            s += lengths.map { l in a.searchMilliseconds[l].map { String(format: "%.2f / %.2f", $0.median, $0.p95) } ?? "—" }.joined(separator: " | ")
+            s += " | " + (a.queryFingerprintMilliseconds["10s"].map { String(format: "%.1f", $0.median) } ?? "—") + " |\n"
+        }
+        s += "\n"
+        if !c.scaling.isEmpty {
+            s += "\n### Scaling (\(g(c.scalingLength ?? 0)) s clean queries against nested catalogs)\n\n"
+            s += "| algorithm | tracks | hours | correct | false positives | search median / p95 (ms) | index (MiB) |\n|---|---|---|---|---|---|---|\n"
+            for p in c.scaling {
+                s += String(format: "| %@ | %d | %.2f | %@ [%@] | %d/%d | %.2f / %.2f | %.1f |\n", p.algorithm, p.tracks, p.hours,
+                            percent(p.correct), interval(p.correct), p.falsePositives.successes, p.falsePositives.total,
+                            p.searchMilliseconds.median, p.searchMilliseconds.p95, Double(p.indexBytes) / 1_048_576)
+            }
+            s += "\nFitted growth of search time, time ∝ hours^k: " + c.scalingExponents.sorted { $0.key < $1.key }.map { String(format: "%@ k = %.2f", $0.key, $0.value) }.joined(separator: ", ")
+            s += ".\n\n![scaling](scaling.svg)\n\n"
+        }
+        return s
+    }
+}

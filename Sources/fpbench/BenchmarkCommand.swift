@@ -1,0 +1,83 @@
+import ArgumentParser
+import Evaluation
+import Fingerprinting
+import Foundation
+import Reporting
+
+struct BenchmarkCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "benchmark",
+        abstract: "Identification at catalog scale: find short, degraded queries among hours of whole tracks.",
+        discussion: """
+        Indexes every catalog track of the dataset once per algorithm (each file decoded once for all \
+        algorithms, fingerprints cached by the file's checksum), then cuts seeded queries at random \
+        positions of random tracks (the ground truth: track and offset), degrades each under every \
+        condition (clean; white noise at 10, 5, 0 dB SNR; babble at 5 dB; the simulated playback chain) \
+        and searches each algorithm's own index. Negative queries, cut from recordings not in the \
+        catalog, calibrate each algorithm's "no match" threshold to 1 % false positives.
+
+        Writes into --out: summary.md (correct top-1 with 95 % Wilson intervals per query length and \
+        condition, at the calibrated and the documented threshold; false positives; costs), \
+        answers.csv (one row per algorithm × query × condition), metrics.csv, results.json (no timings: \
+        the same seed gives the same bytes), costs.json (indexing speed, index size, search time per \
+        query, peak memory) and SVG figures. `fpbench report OUT/results.json` regenerates the tables.
+
+        Examples:
+          fpbench benchmark                                     the default catalog (about 13 h, 206 tracks)
+          fpbench benchmark --dataset catalog-ci --queries 20 --negatives 20
+          fpbench benchmark --lengths 2 10 --conditions clean white-0dB --algorithms constellation haitsma-kalker
+          fpbench benchmark --scaling                           adds search time against catalog size (1/16 ... all)
+          fpbench benchmark --spec my-conditions.json           lengths, counts and conditions from a file
+        """)
+
+    @Option(help: "Dataset with a catalog section (Datasets/NAME/manifest.json) or a manifest path.") var dataset = "catalog"
+    @Option(parsing: .upToNextOption, help: "Algorithms (default: every built-in one; brute-force ones are skipped above bruteForceHourLimit hours).")
+    var algorithms: [String] = []
+    @Option(help: "A benchmark spec file (JSON): queryLengths, queriesPerLength, negativesPerLength, conditions, offsetTolerance, falsePositiveTarget, bruteForceHourLimit.")
+    var spec: String?
+    @Option(parsing: .upToNextOption, help: "Query lengths in seconds (default 1 2 5 10).") var lengths: [Double] = []
+    @Option(help: "Positions per query length, each degraded under every condition (default 100).") var queries: Int?
+    @Option(help: "Negative queries per query length (default 100).") var negatives: Int?
+    @Option(parsing: .upToNextOption, help: "Condition ids to keep (default: all of the spec's).") var conditions: [String] = []
+    @Flag(help: "Also measure accuracy and search time against catalogs of 1/16, 1/8, 1/4, 1/2 and all of the tracks (longest query length, clean).")
+    var scaling = false
+    @Option(help: "Seed for every random choice (tracks, offsets, noise, drift, delay).") var seed: UInt64 = 2013
+    @Option(help: "Output folder.") var out = "runs/benchmark"
+    @Option(help: "Fingerprint cache folder.") var cache = ".fpbench-cache/fingerprints"
+    @Flag(help: "Do not read or write the fingerprint cache.") var noCache = false
+    @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
+    @OptionGroup var external: ExternalOption
+
+    func run() throws {
+        let dataset = try validated { try Dataset.load(self.dataset) }
+        var spec = try validated { try self.spec.map(BenchmarkSpec.load) ?? BenchmarkSpec() }
+        if !lengths.isEmpty { spec.queryLengths = lengths }
+        if let queries { spec.queriesPerLength = queries }
+        if let negatives { spec.negativesPerLength = negatives }
+        if !conditions.isEmpty {
+            let known = spec.conditions.map(\.id)
+            for id in conditions where !known.contains(id) {
+                throw ValidationError("unknown condition '\(id)'; known: \(known.joined(separator: ", "))")
+            }
+            spec.conditions = spec.conditions.filter { conditions.contains($0.id) }
+        }
+        try validated { try spec.validate(path: "options") }
+        guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256") }
+        let chosen = try external.resolve(algorithms)
+        let (results, costs) = try validated {
+            try Benchmark(BenchmarkConfiguration(
+                dataset: dataset, algorithms: chosen, spec: spec, seed: seed, threads: threads,
+                cacheFolder: noCache ? nil : URL(fileURLWithPath: cache), showProgress: true, toolVersion: fpbenchVersion,
+                scalingLength: scaling ? spec.queryLengths.max() : nil)).run()
+        }
+        let folder = URL(fileURLWithPath: out)
+        try BenchmarkReport.write(results, costs: costs, to: folder)
+        FileHandle.standardError.write(Data(String(format: "fpbench benchmark: %d algorithms, %d queries, %.2f h catalog in %.1f s wall, %d failures, %d skipped\n",
+                                                   results.algorithms.count, results.queries.count, results.catalog.hours, costs.wallSeconds,
+                                                   results.failures.count, results.skipped.count).utf8))
+        for problem in results.skipped { FileHandle.standardError.write(Data("skipped: \(problem.item): \(problem.reason)\n".utf8)) }
+        for failure in results.failures.prefix(20) { printError("\(failure.item): \(failure.reason)") }
+        print(folder.appendingPathComponent("summary.md").path)
+        if !results.failures.isEmpty { throw ExitCode(2) }
+    }
+}
