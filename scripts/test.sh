@@ -5,5 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/fetch-dataset.sh ci
+scripts/fetch-dataset.sh catalog-ci
 swift build --build-tests
 swift test --skip-build

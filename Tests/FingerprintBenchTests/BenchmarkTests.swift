@@ -1,0 +1,122 @@
+import AudioIO
+import Evaluation
+import Fingerprinting
+import Foundation
+import Reporting
+import Testing
+
+/// The small benchmark catalog (built by `scripts/fetch-dataset.sh catalog-ci`).
+func catalogCIDataset() throws -> Dataset {
+    try Dataset.load(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Datasets/catalog-ci/manifest.json").path)
+}
+
+/// A small benchmark: two indexed algorithms, 5 s queries, clean and 0 dB white noise.
+func smallBenchmark(threads: Int, cache: URL?) throws -> (BenchmarkResults, BenchmarkCosts) {
+    var spec = BenchmarkSpec()
+    spec.queryLengths = [5]
+    spec.queriesPerLength = 6
+    spec.negativesPerLength = 6
+    spec.conditions = spec.conditions.filter { ["clean", "white-0dB"].contains($0.id) }
+    let algorithms = try ["constellation", "haitsma-kalker"].map(AlgorithmRegistry.algorithm)
+    return try Benchmark(BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: algorithms, spec: spec, seed: 2013,
+                                                threads: threads, cacheFolder: cache, showProgress: false, toolVersion: "test",
+                                                scalingLength: 5)).run()
+}
+
+@Suite(.serialized) struct BenchmarkTests {
+    @Test func aBenchmarkHasTheExpectedShapeAndTheSameBytesWithOneThreadOrTwo() throws {
+        let cache = temporaryFolder()
+        let (results, costs) = try smallBenchmark(threads: 2, cache: cache)
+        let (again, warm) = try smallBenchmark(threads: 1, cache: cache)
+        #expect(try results.encoded() == again.encoded())
+        #expect(warm.algorithms.allSatisfy { $0.fingerprintsFromCache == results.catalog.tracks.count })
+
+        // 6 positives × 2 conditions + 6 negatives (clean), for each of 2 algorithms; no failures.
+        #expect(results.queries.count == 12)
+        #expect(results.answers.count == 2 * (6 * 2 + 6))
+        #expect(results.failures.isEmpty && results.catalog.tracks.count == 7)
+        #expect(results.answers.allSatisfy { $0.top.count <= 5 })
+
+        // Clean 5 s queries are found at their offset by both algorithms.
+        let metrics = BenchmarkMetrics(results)
+        for algorithm in ["constellation", "haitsma-kalker"] {
+            let clean = try #require(metrics.condition(algorithm, 5, "clean"))
+            #expect(clean.outcomes[Outcome.correct.rawValue]!.successes == 6, "\(algorithm)")
+            #expect(clean.hitAt5.successes == 6)
+        }
+        // Costs are measured; the scaling curve has five nested catalog sizes per algorithm.
+        #expect(costs.algorithms.allSatisfy { $0.fingerprintCPUSeconds > 0 && $0.indexBytes > 0 && $0.searchMilliseconds["5s"] != nil })
+        let curve = costs.scaling.filter { $0.algorithm == "constellation" }
+        #expect(curve.map(\.tracks) == [1, 1, 2, 4, 7])
+        #expect(curve.last?.correct.successes == 6)
+
+        // The report regenerates from results.json alone, byte for byte.
+        let first = temporaryFolder(), second = temporaryFolder()
+        try BenchmarkReport.write(results, costs: costs, to: first)
+        let decoded = try BenchmarkResults.decode(Data(contentsOf: first.appendingPathComponent("results.json")), path: "results.json")
+        try BenchmarkReport.write(decoded, costs: costs, to: second)
+        #expect(files(in: first) == files(in: second))
+        let csv = try String(contentsOf: first.appendingPathComponent("answers.csv"), encoding: .utf8)
+        #expect(csv.split(separator: "\n").count == 1 + results.answers.count)
+    }
+
+    @Test func theGroundTruthIsTheFileAndOffsetTheQueryWasCutFrom() throws {
+        let dataset = try catalogCIDataset()
+        let (results, _) = try smallBenchmark(threads: 2, cache: nil)
+        let catalog = Set(results.catalog.tracks), negatives = Set(results.catalog.negatives)
+        #expect(catalog.isDisjoint(with: negatives))
+        for query in results.queries {
+            #expect(query.negative ? negatives.contains(query.file) : catalog.contains(query.file))
+            let duration = try AudioReader.duration(dataset.path(query.file))
+            #expect(query.start >= 0 && query.start + query.length <= duration)
+        }
+        // Cut a query again from its file and find it, by brute force, in its own track at its offset.
+        let algorithm = try AlgorithmRegistry.algorithm("haitsma-kalker")
+        for query in results.queries.filter({ !$0.negative }).prefix(3) {
+            let print = try algorithm.fingerprint(file: dataset.path(query.file), window: TimeWindow(start: query.start, duration: query.length), role: .query)
+            let reference = try algorithm.fingerprint(file: dataset.path(query.file))
+            let comparison = algorithm.compare(query: print, reference: reference)
+            #expect(abs(comparison.offset - query.start) < 0.05, "\(query.id)")
+            #expect(comparison.score > 0.9)
+        }
+    }
+
+    @Test(arguments: ["constellation", "haitsma-kalker", "waveprint"])
+    func indexSearchAndBruteForceAgreeOnTheTopAnswer(identifier: String) throws {
+        let dataset = try catalogCIDataset(), algorithm = try AlgorithmRegistry.algorithm(identifier)
+        let catalog = Catalog(algorithm: algorithm)
+        let tracks = dataset.manifest.catalog!.tracks
+        for track in tracks { catalog.add(try algorithm.fingerprint(file: dataset.path(track)), name: track) }
+        for (track, start) in [(tracks[0], 12.3), (tracks[1], 40.0), (tracks[3], 3.7)] {
+            let query = try algorithm.fingerprint(file: dataset.path(track), window: TimeWindow(start: start, duration: 5), role: .query)
+            let indexed = catalog.search(query, limit: 1), brute = catalog.search(query, limit: 1, useIndex: false)
+            #expect(indexed.first?.reference == track)
+            #expect(indexed.first?.reference == brute.first?.reference)
+            #expect(abs((indexed.first?.comparison.offset ?? -9) - start) < 0.1)
+        }
+    }
+
+    @Test func wilsonIntervalsMatchPublishedValues() {
+        // Newcombe (1998), Table I: 81/263 -> 0.2553-0.3662; and 8/10 -> 0.490-0.943.
+        let a = Rate(81, of: 263), b = Rate(8, of: 10), none = Rate(0, of: 10)
+        #expect(abs(a.low - 0.2553) < 1e-4 && abs(a.high - 0.3662) < 1e-4)
+        #expect(abs(b.low - 0.4902) < 1e-4 && abs(b.high - 0.9433) < 1e-4)
+        #expect(none.low == 0 && abs(none.high - 0.2775) < 1e-4)
+    }
+
+    @Test func theCalibratedThresholdLetsThroughAtMostTheTargetShareOfNegatives() {
+        let scores = (0..<200).map { Double($0) / 200 }
+        let t = BenchmarkMetrics.threshold(scores, target: 0.01)
+        #expect(scores.filter { $0 > t }.count == 2)
+        #expect(BenchmarkMetrics.threshold([], target: 0.01) == 0)
+    }
+
+    @Test func aBadSpecNamesTheField() throws {
+        let file = temporaryFolder().appendingPathComponent("spec.json")
+        try Data(#"{"queryLengths": [0]}"#.utf8).write(to: file)
+        #expect { try BenchmarkSpec.load(file.path) } throws: { "\($0)".contains("queryLengths") }
+        try Data(#"{"conditions": [{"id": "a", "title": "x"}, {"id": "a", "title": "y"}]}"#.utf8).write(to: file)
+        #expect { try BenchmarkSpec.load(file.path) } throws: { "\($0)".contains("appears twice") }
+    }
+}
