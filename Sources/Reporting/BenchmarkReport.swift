@@ -10,11 +10,7 @@ public enum BenchmarkReport {
         let metrics = BenchmarkMetrics(r)
         if includeResults {
             try r.encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic)
-            if let costs {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                try encoder.encode(costs).write(to: folder.appendingPathComponent("costs.json"), options: .atomic)
-            }
+            try costs?.encoded().write(to: folder.appendingPathComponent("costs.json"), options: .atomic)
         }
         try put(answersCSV(r), "answers.csv")
         try put(metricsCSV(metrics), "metrics.csv")
@@ -115,12 +111,12 @@ public enum BenchmarkReport {
             for algorithm in r.algorithms {
                 s += "| \(algorithm.identifier) | "
                 for c in conditions {
-                    if let cm = m.condition(algorithm.identifier, length, c.id) {
+                    if let cm = m.condition(algorithm.identifier, length, c.id), cm.correctCalibrated.total > 0 {
                         s += "**\(percent(cm.correctCalibrated))** [\(interval(cm.correctCalibrated))] · \(percent(cm.outcomes[Outcome.correct.rawValue]!)) | "
                     } else { s += "— | " }
                 }
                 let n = m.negative(algorithm.identifier, length)
-                s += n.map { "\($0.falsePositives.successes)/\($0.falsePositives.total) [\(interval($0.falsePositives))]" } ?? "—"
+                s += n.flatMap { $0.falsePositives.total > 0 ? "\($0.falsePositives.successes)/\($0.falsePositives.total) [\(interval($0.falsePositives))]" : nil } ?? "—"
                 s += " |\n"
             }
             s += "\n![detection](detection-\(g(length))s.svg)\n\n"
@@ -155,7 +151,7 @@ public enum BenchmarkReport {
         for a in c.algorithms {
             s += "| \(a.identifier) | " + (a.audioSecondsPerCPUSecond.map { String(format: "%.0f", $0) } ?? "from cache") + " | "
             s += String(format: "%.2f | %.2f | %.2f | ", a.indexBuildSeconds, a.mebibytesPerHour(a.indexBytes), a.mebibytesPerHour(a.fingerprintBytes))
-            s += lengths.map { l in a.searchMilliseconds[l].map { String(format: "%.2f / %.2f", $0.median, $0.p95) } ?? "—" }.joined(separator: " | ")
+            s += lengths.map { l in a.searchMilliseconds[l].flatMap { $0.p95 > 0 ? String(format: "%.2f / %.2f", $0.median, $0.p95) : nil } ?? "—" }.joined(separator: " | ")
             s += " | " + (a.queryFingerprintMilliseconds["10s"].map { String(format: "%.1f", $0.median) } ?? "—") + " |\n"
         }
         s += "\n"

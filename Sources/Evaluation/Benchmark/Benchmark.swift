@@ -68,6 +68,13 @@ public struct Benchmark {
             return false
         }
 
+        for algorithm in algorithms {
+            for length in c.spec.queryLengths where length < algorithm.minimumDuration {
+                skipped.append(.init(item: "\(algorithm.identifier): \(String(format: "%g", length)) s queries",
+                                     reason: String(format: "shorter than the %.3f s the algorithm needs", algorithm.minimumDuration)))
+            }
+        }
+
         // Phase 3: index.
         let decodeClock = CPUTally()
         progress.start("indexing", total: tracks.count)
@@ -237,7 +244,7 @@ public struct Benchmark {
                 let seed = derivedSeed(configuration.seed, "benchmark", query.id, condition.id)
                 return try DegradationChain(try planner.stages(for: condition, seed: seed), seed: seed).apply(window.get())
             }
-            for (a, algorithm) in algorithms.enumerated() {
+            for (a, algorithm) in algorithms.enumerated() where query.length >= algorithm.minimumDuration {
                 var answer = BenchmarkAnswer(algorithm: algorithm.identifier, query: query.id, condition: condition.id, top: [])
                 do {
                     let start = threadCPUSeconds()

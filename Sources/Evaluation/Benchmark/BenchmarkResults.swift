@@ -54,19 +54,10 @@ public struct BenchmarkResults: Sendable, Codable, Equatable {
     public var answers: [BenchmarkAnswer]
     public var skipped: [RunResults.Problem]
     public var failures: [RunResults.Problem]
-
-    public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return try encoder.encode(self)
-    }
-
-    public static func decode(_ data: Data, path: String) throws -> BenchmarkResults {
-        do { return try JSONDecoder().decode(BenchmarkResults.self, from: data) } catch let error as DecodingError {
-            throw DatasetError(path: path, reason: "not a benchmark results file: \(explain(error))")
-        }
-    }
 }
+
+extension BenchmarkResults: ResultsFile {}
+extension BenchmarkCosts: ResultsFile {}
 
 /// What the benchmark cost, measured by the tool itself (times vary from run to run).
 public struct BenchmarkCosts: Sendable, Codable, Equatable {
