@@ -69,10 +69,14 @@ struct AlignedVoteMatcher {
 /// references with the most aligned hits are the candidates.
 public struct LSHIndex: FingerprintIndex {
     let parameters: Waveprint.Parameters
-    private var postings = Postings()
-    /// The first hop of every catalog image, by global position.
-    private var imageStarts: [UInt32] = []
+    private var postings = Postings(keyBits: 32)
+    /// The global hop of every catalog image (references laid end to end in hops), by global position.
+    private var imageHops: [UInt32] = []
+    private var hops = ReferenceLayout()
     private var hopDuration = 0.0
+    /// Keys held by more catalog images than this (silence, steady tones) are skipped at lookup:
+    /// they agree with everything. Higher: slower queries, slightly more hits on quiet passages.
+    static let commonKeyLimit = 200
 
     init(parameters: Waveprint.Parameters) { self.parameters = parameters }
 
@@ -84,7 +88,8 @@ public struct LSHIndex: FingerprintIndex {
                 postings.append(key: Self.key(table: table, print.key(image: image, table: table)), position: first + UInt32(image))
             }
         }
-        imageStarts += print.imageStarts
+        let firstHop = hops.add(length: Int((print.duration / print.hopDuration).rounded(.up)) + 1)
+        imageHops += print.imageStarts.map { firstHop + $0 }
         hopDuration = print.hopDuration
     }
 
@@ -92,18 +97,25 @@ public struct LSHIndex: FingerprintIndex {
 
     public func candidates(for query: WaveprintFingerprint, limit: Int) -> [Candidate] {
         var votes = OffsetVotes(tolerance: parameters.alignmentTolerance)
-        var tablesAgreeing: [UInt32: Int] = [:]
+        var found: [UInt32] = []
         for image in 0..<query.subFingerprintCount {
-            tablesAgreeing.removeAll(keepingCapacity: true)
+            // The catalog images sharing a key with this query image, once per table that agrees.
+            found.removeAll(keepingCapacity: true)
             for table in 0..<query.tableCount {
-                postings.forEachPosition(of: Self.key(table: table, query.key(image: image, table: table))) { tablesAgreeing[$0, default: 0] += 1 }
+                postings.forEachPosition(of: Self.key(table: table, query.key(image: image, table: table)), limit: Self.commonKeyLimit) { found.append($0) }
             }
-            for (position, tables) in tablesAgreeing where tables >= parameters.tableVotesThreshold {
-                votes.add(reference: postings.locate(position).reference,
-                          offset: Int(imageStarts[Int(position)]) - Int(query.imageStarts[image]))
+            found.sort()
+            var i = 0
+            while i < found.count {
+                var j = i + 1
+                while j < found.count && found[j] == found[i] { j += 1 }
+                if j - i >= parameters.tableVotesThreshold {
+                    votes.add(globalOffset: Int(imageHops[Int(found[i])]) - Int(query.imageStarts[image]))
+                }
+                i = j
             }
         }
-        return votes.best(limit: limit).map {
+        return votes.best(limit: limit, locate: hops.locateOffset).map {
             Candidate(reference: $0.reference, offset: Double($0.offset) * hopDuration, hits: $0.votes)
         }
     }
@@ -116,5 +128,5 @@ public struct LSHIndex: FingerprintIndex {
         return UInt32(truncatingIfNeeded: x ^ (x >> 32))
     }
 
-    public var byteCount: Int { postings.byteCount + imageStarts.count * 4 }
+    public var byteCount: Int { postings.byteCount + imageHops.count * 4 + hops.starts.count * 4 }
 }

@@ -126,9 +126,9 @@ public struct WaveprintFingerprint: Fingerprint, Equatable {
     public func slice(from start: Double, duration: Double) -> (print: WaveprintFingerprint, start: Double)? {
         let hops = sliceRange(count: Int((self.duration / hopDuration).rounded(.up)) + 1, step: hopDuration, from: start, duration: duration)
         let first = UInt32(hops.lowerBound), end = UInt32(hops.upperBound)
-        let kept = imageStarts.indices.filter { imageStarts[$0] >= first && imageStarts[$0] < end }
-        return (WaveprintFingerprint(tableCount: tableCount, keys: kept.flatMap { keys[($0 * tableCount)..<(($0 + 1) * tableCount)] },
-                                     imageStarts: kept.map { imageStarts[$0] - first }, hopDuration: hopDuration,
+        let kept = indices(of: imageStarts, from: first, to: end)
+        return (WaveprintFingerprint(tableCount: tableCount, keys: Array(keys[(kept.lowerBound * tableCount)..<(kept.upperBound * tableCount)]),
+                                     imageStarts: imageStarts[kept].map { $0 - first }, hopDuration: hopDuration,
                                      duration: Double(hops.count) * hopDuration),
                 Double(first) * hopDuration)
     }

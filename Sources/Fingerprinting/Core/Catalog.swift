@@ -60,7 +60,7 @@ public final class Catalog {
     private var sealed = false
     /// How many of the index's candidates are verified with `compare` (more: slower, fewer misses
     /// where the index ranks the right reference low).
-    public var verified = 8
+    public var verified = 5
     /// Seconds of reference kept on either side of the proposed stretch when verifying (more: slower,
     /// tolerates more time stretch between query and reference).
     public var verifyMargin = 1.0

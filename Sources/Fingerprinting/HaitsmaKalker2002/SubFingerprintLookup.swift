@@ -2,7 +2,7 @@
 /// (frames) holding it. Each query sub-fingerprint is looked up as it is and with each single bit
 /// flipped, and votes for (reference, offset); the references with the most aligned votes are candidates.
 public struct SubFingerprintLookup: FingerprintIndex {
-    private var postings = Postings()
+    private var postings = Postings(keyBits: 32)
     private var frameDuration = 0.0
     /// Sub-fingerprints held at more catalog positions than this carry no information (silence, steady
     /// tones) and are skipped at lookup (higher: slower queries, a little more recall on quiet music).
@@ -24,13 +24,10 @@ public struct SubFingerprintLookup: FingerprintIndex {
         for (i, word) in query.words.enumerated() {
             for flip in 0...32 {
                 let key = flip == 32 ? word : word ^ (1 << UInt32(flip))
-                postings.forEachPosition(of: key, limit: Self.commonWordLimit) { position in
-                    let (reference, local) = postings.locate(position)
-                    votes.add(reference: reference, offset: local - i)
-                }
+                postings.forEachPosition(of: key, limit: Self.commonWordLimit) { votes.add(globalOffset: Int($0) - i) }
             }
         }
-        return votes.best(limit: limit, minimumVotes: 2).map {
+        return votes.best(limit: limit, minimumVotes: 2, locate: postings.layout.locateOffset).map {
             Candidate(reference: $0.reference, offset: Double($0.offset) * frameDuration, hits: $0.votes)
         }
     }

@@ -1,48 +1,86 @@
-/// An inverted file for a catalog index: (key, position) pairs, with positions global (the references'
-/// sub-fingerprints laid end to end), sorted once by key and looked up by binary search. Eight bytes
-/// an entry and no allocation per key, so a catalog of hours stays one array.
-struct Postings {
-    /// key << 32 | global position.
-    private var entries: [UInt64] = []
-    /// The global position of each reference's first sub-fingerprint, and one past the last.
-    private var referenceStarts: [UInt32] = [0]
+/// References laid end to end on one axis of global positions (sub-fingerprints, frames or hops).
+struct ReferenceLayout {
+    /// The global position of each reference's first step, and one past the last.
+    private(set) var starts: [UInt32] = [0]
 
-    /// Reserves `length` global positions for the next reference; returns the first.
-    mutating func addReference(length: Int) -> UInt32 {
-        let first = referenceStarts.last!
+    /// Reserves `length` positions for the next reference; returns the first.
+    mutating func add(length: Int) -> UInt32 {
+        let first = starts.last!
         precondition(UInt64(first) + UInt64(length) < UInt64(UInt32.max), "catalog too large for 32-bit positions")
-        referenceStarts.append(first + UInt32(length))
+        starts.append(first + UInt32(length))
         return first
     }
 
+    var count: Int { starts.count - 1 }
+
+    /// The reference holding a global position, and the position within it.
+    func locate(_ position: UInt32) -> (reference: Int, local: Int) {
+        var low = 0, high = starts.count - 1
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if starts[middle] <= position { low = middle } else { high = middle }
+        }
+        return (low, Int(position - starts[low]))
+    }
+
+    /// The reference a global offset (a global position minus a query position) falls in, and the
+    /// offset within it; an offset before the catalog's start belongs to the first reference.
+    func locateOffset(_ offset: Int) -> (reference: Int, offset: Int)? {
+        guard offset < Int(starts.last!) else { return nil }
+        let (reference, local) = locate(UInt32(max(0, offset)))
+        return (reference, offset < 0 ? offset : local)
+    }
+}
+
+/// An inverted file for a catalog index: (key, global position) pairs, sorted once by key and looked
+/// up by binary search. Eight bytes an entry and no allocation per key, so a catalog of hours stays
+/// one array.
+struct Postings {
+    /// key << 32 | global position.
+    private var entries: [UInt64] = []
+    private(set) var layout = ReferenceLayout()
+    /// Where each bucket of keys (key >> `bucketShift`) starts in `entries`: a binary search runs
+    /// within one bucket only. 2^20 buckets (4 MiB) whatever the key width.
+    private var directory: [UInt32] = []
+    private let bucketShift: UInt32
+
+    /// `keyBits`: how many low bits of the keys are used (20 for a constellation hash, 32 for a word).
+    init(keyBits: Int) { bucketShift = UInt32(max(0, keyBits - 20)) }
+
+    /// Reserves `length` global positions for the next reference; returns the first.
+    mutating func addReference(length: Int) -> UInt32 { layout.add(length: length) }
+
     mutating func append(key: UInt32, position: UInt32) { entries.append(UInt64(key) << 32 | UInt64(position)) }
 
-    mutating func seal() { entries.sort() }
+    mutating func seal() {
+        radixSort(&entries, bits: 64)
+        precondition(entries.count < Int(UInt32.max), "too many postings for one index")
+        directory = [UInt32](repeating: 0, count: (1 << 20) + 1)
+        var e = 0
+        for bucket in 0...(1 << 20) {
+            while e < entries.count && Int(UInt32(entries[e] >> 32) >> bucketShift) < bucket { e += 1 }
+            directory[bucket] = UInt32(e)
+        }
+    }
 
-    /// How many positions hold `key`, and calls `body` with each (the list sorted by position).
+    /// Calls `body` with each position holding `key` (in position order), unless more than `limit`
+    /// do; returns how many do.
     @discardableResult
     func forEachPosition(of key: UInt32, limit: Int = .max, _ body: (UInt32) -> Void) -> Int {
-        let low = lowerBound(UInt64(key) << 32), high = lowerBound(UInt64(key) << 32 | 0xFFFF_FFFF + 1)
+        let bucket = Int(key >> bucketShift)
+        guard bucket < 1 << 20 else { return 0 }
+        let range = Int(directory[bucket])..<Int(directory[bucket + 1])
+        let low = lowerBound(UInt64(key) << 32, in: range), high = lowerBound((UInt64(key) + 1) << 32, in: range)
         guard high - low <= limit else { return high - low }
         for i in low..<high { body(UInt32(truncatingIfNeeded: entries[i])) }
         return high - low
     }
 
-    /// The reference holding a global position, and the position within it.
-    func locate(_ position: UInt32) -> (reference: Int, local: Int) {
-        var low = 0, high = referenceStarts.count - 1
-        while high - low > 1 {
-            let middle = (low + high) / 2
-            if referenceStarts[middle] <= position { low = middle } else { high = middle }
-        }
-        return (low, Int(position - referenceStarts[low]))
-    }
+    var referenceCount: Int { layout.count }
+    var byteCount: Int { entries.count * 8 + layout.starts.count * 4 + directory.count * 4 }
 
-    var referenceCount: Int { referenceStarts.count - 1 }
-    var byteCount: Int { entries.count * 8 + referenceStarts.count * 4 }
-
-    private func lowerBound(_ value: UInt64) -> Int {
-        var low = 0, high = entries.count
+    private func lowerBound(_ value: UInt64, in range: Range<Int>) -> Int {
+        var low = range.lowerBound, high = range.upperBound
         while low < high {
             let middle = (low + high) / 2
             if entries[middle] < value { low = middle + 1 } else { high = middle }
@@ -51,32 +89,65 @@ struct Postings {
     }
 }
 
-/// Votes for (reference, offset) pairs, where an offset is where the query starts in the reference, in
-/// sub-fingerprint steps; the best offset of a reference gathers the votes within ±`tolerance` steps.
+/// Votes for alignments: each hit votes for a global offset (a catalog position minus the query's
+/// position, in sub-fingerprint steps). The votes are sorted once (radix) and counted in runs, so a
+/// query costs a pass over its hits, with no hashing; a reference's best offset gathers the votes
+/// within ±`tolerance` steps.
 struct OffsetVotes {
-    private var votes: [Int64: Int32] = [:]
+    /// Global offsets, biased to be non-negative.
+    private var offsets: [UInt64] = []
     let tolerance: Int
+    static let bias = Int64(1) << 40
 
     init(tolerance: Int) { self.tolerance = tolerance }
 
-    mutating func add(reference: Int, offset: Int, weight: Int32 = 1) {
-        votes[Int64(reference) << 32 | Int64(UInt32(bitPattern: Int32(truncatingIfNeeded: offset))), default: 0] += weight
-    }
+    mutating func add(globalOffset: Int) { offsets.append(UInt64(Int64(globalOffset) + Self.bias)) }
 
-    /// Per reference its best offset and the votes within the tolerance of it; the `limit` best
-    /// references, most votes first (ties: lower reference, then earlier offset).
-    func best(limit: Int, minimumVotes: Int = 1) -> [(reference: Int, offset: Int, votes: Int)] {
+    var count: Int { offsets.count }
+
+    /// The `limit` best references, most votes first (ties: lower reference), each at its best offset
+    /// (ties: the earliest); `locate` maps a global offset to (reference, offset within it), or nil.
+    func best(limit: Int, minimumVotes: Int = 1, locate: (Int) -> (reference: Int, offset: Int)?) -> [(reference: Int, offset: Int, votes: Int)] {
+        var sorted = offsets
+        radixSort(&sorted, bits: 48)
+        // Runs of equal offsets: (offset, votes), ascending.
+        var runs: [(offset: Int64, votes: Int)] = []
+        for value in sorted {
+            let offset = Int64(value) - Self.bias
+            if let last = runs.last, last.offset == offset { runs[runs.count - 1].votes += 1 } else { runs.append((offset, 1)) }
+        }
+        // Window sums over ±tolerance by two pointers.
         var perReference: [Int: (offset: Int, votes: Int)] = [:]
-        for key in votes.keys {
-            let reference = Int(key >> 32), offset = Int(Int32(truncatingIfNeeded: key))
-            var total = 0
-            for d in -tolerance...tolerance { total += Int(votes[Int64(reference) << 32 | Int64(UInt32(bitPattern: Int32(truncatingIfNeeded: offset + d)))] ?? 0) }
-            if total < minimumVotes { continue }
-            if let current = perReference[reference], (current.votes, -current.offset) >= (total, -offset) { continue }
-            perReference[reference] = (offset, total)
+        var low = 0, high = 0, window = 0
+        for run in runs {
+            while high < runs.count && runs[high].offset <= run.offset + Int64(tolerance) { window += runs[high].votes; high += 1 }
+            while runs[low].offset < run.offset - Int64(tolerance) { window -= runs[low].votes; low += 1 }
+            guard window >= minimumVotes, let (reference, offset) = locate(Int(run.offset)) else { continue }
+            if let current = perReference[reference], current.votes >= window { continue }
+            perReference[reference] = (offset, window)
         }
         return perReference.map { (reference: $0.key, offset: $0.value.offset, votes: $0.value.votes) }
             .sorted { $0.votes != $1.votes ? $0.votes > $1.votes : $0.reference < $1.reference }
             .prefix(limit).map { $0 }
+    }
+}
+
+/// LSD radix sort of keys below 2^`bits`, in passes of 16 bits.
+func radixSort(_ values: inout [UInt64], bits: Int) {
+    guard values.count > 1 else { return }
+    var buffer = [UInt64](repeating: 0, count: values.count)
+    var counts = [Int](repeating: 0, count: 1 << 16)
+    for pass in 0..<((bits + 15) / 16) {
+        let shift = UInt64(16 * pass)
+        for i in counts.indices { counts[i] = 0 }
+        for v in values { counts[Int((v >> shift) & 0xFFFF)] += 1 }
+        var total = 0
+        for i in counts.indices { let c = counts[i]; counts[i] = total; total += c }
+        for v in values {
+            let digit = Int((v >> shift) & 0xFFFF)
+            buffer[counts[digit]] = v
+            counts[digit] += 1
+        }
+        swap(&values, &buffer)
     }
 }

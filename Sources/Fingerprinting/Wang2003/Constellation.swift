@@ -109,8 +109,8 @@ public struct ConstellationFingerprint: Fingerprint, Equatable {
     public func slice(from start: Double, duration: Double) -> (print: ConstellationFingerprint, start: Double)? {
         let frames = sliceRange(count: Int((self.duration / frameDuration).rounded(.up)) + 1, step: frameDuration, from: start, duration: duration)
         let first = UInt32(frames.lowerBound), end = UInt32(frames.upperBound)
-        let kept = times.indices.filter { times[$0] >= first && times[$0] < end }
-        return (ConstellationFingerprint(hashes: kept.map { hashes[$0] }, times: kept.map { times[$0] - first },
+        let kept = indices(of: times, from: first, to: end)
+        return (ConstellationFingerprint(hashes: Array(hashes[kept]), times: times[kept].map { $0 - first },
                                          frameDuration: frameDuration, duration: Double(frames.count) * frameDuration),
                 Double(first) * frameDuration)
     }

@@ -44,8 +44,12 @@ enum OffsetHistogramMatcher {
 /// hashes vote for (reference, offset) pairs through it; the references with the most time-aligned
 /// votes (±1 frame) are the candidates, at their best offset.
 public struct InvertedHashIndex: FingerprintIndex {
-    private var postings = Postings()
+    private var postings = Postings(keyBits: 20)
     private var frameDuration = 0.0
+    /// Hashes held at more catalog positions than this are skipped at lookup: they vote everywhere and
+    /// cost most of a query's time (audfprint keeps at most 100 entries per hash). Higher: slower
+    /// queries on large catalogs, slightly more aligned hits.
+    static let commonHashLimit = 200
 
     public init() {}
 
@@ -62,12 +66,9 @@ public struct InvertedHashIndex: FingerprintIndex {
     public func candidates(for query: ConstellationFingerprint, limit: Int) -> [Candidate] {
         var votes = OffsetVotes(tolerance: 1)
         for (hash, time) in zip(query.hashes, query.times) {
-            postings.forEachPosition(of: hash) { position in
-                let (reference, local) = postings.locate(position)
-                votes.add(reference: reference, offset: local - Int(time))
-            }
+            postings.forEachPosition(of: hash, limit: Self.commonHashLimit) { votes.add(globalOffset: Int($0) - Int(time)) }
         }
-        return votes.best(limit: limit, minimumVotes: 2).map {
+        return votes.best(limit: limit, minimumVotes: 2, locate: postings.layout.locateOffset).map {
             Candidate(reference: $0.reference, offset: Double($0.offset) * frameDuration, hits: $0.votes)
         }
     }
