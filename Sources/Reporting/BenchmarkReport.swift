@@ -145,16 +145,26 @@ public enum BenchmarkReport {
         var s = String(format: "## Costs (measured in this run: %d threads, %.0f s wall, peak resident memory %.0f MB, decoding %.1f CPU s)\n\n",
                        c.threads, c.wallSeconds, Double(c.peakResidentBytes) / 1e6, c.decodeCPUSeconds)
         let lengths = r.spec.queryLengths.map { String(format: "%gs", $0) }
-        s += "| algorithm | indexing (audio s per CPU s) | index build (s) | index (MiB/h) | fingerprints (MiB/h) | "
+        s += "| algorithm | indexing (audio s per CPU s) | vs fpcalc, same files |  index build (s) | index (MiB/h) | fingerprints (MiB/h) | "
         s += lengths.map { "search \($0) median / p95 (ms)" }.joined(separator: " | ") + " | query fingerprint 10 s median (ms) |\n"
-        s += "|---|---|---|---|---|" + lengths.map { _ in "---|" }.joined() + "---|\n"
+        s += "|---|---|---|---|---|---|" + lengths.map { _ in "---|" }.joined() + "---|\n"
         for a in c.algorithms {
             s += "| \(a.identifier) | " + (a.audioSecondsPerCPUSecond.map { String(format: "%.0f", $0) } ?? "from cache") + " | "
+            s += (a.speedRatioToPeer.map { String(format: "%.2f×", $0) } ?? "—") + " | "
             s += String(format: "%.2f | %.2f | %.2f | ", a.indexBuildSeconds, a.mebibytesPerHour(a.indexBytes), a.mebibytesPerHour(a.fingerprintBytes))
             s += lengths.map { l in a.searchMilliseconds[l].flatMap { $0.p95 > 0 ? String(format: "%.2f / %.2f", $0.median, $0.p95) : nil } ?? "—" }.joined(separator: " | ")
             s += " | " + (a.queryFingerprintMilliseconds["10s"].map { String(format: "%.1f", $0.median) } ?? "—") + " |\n"
         }
         s += "\n"
+        s += "\nIndexing speed counts fingerprinting only (decoding, shared by every algorithm, is the run's decoding figure above). "
+        if let peer = c.peer {
+            if let speed = peer.audioSecondsPerCPUSecond {
+                s += String(format: "The peer, `%@`, measured in this run on the first %d catalog tracks (%.0f s of audio, one process each, start-up included): %.0f audio s per CPU s. ", peer.command, peer.files, peer.audioSeconds, speed)
+                s += "\"vs fpcalc\" is the median over those files of fpcalc's CPU time over ours (decoding + fingerprinting): above 1, ours is faster."
+            }
+            if let failure = peer.failure { s += " fpcalc failed: \(failure)." }
+        } else { s += "fpcalc was not timed (`--peer-tracks N` with Chromaprint's fpcalc installed)." }
+        s += "\n\n"
         if !c.scaling.isEmpty {
             s += "\n### Scaling (\(g(c.scalingLength ?? 0)) s clean queries against nested catalogs)\n\n"
             s += "| algorithm | tracks | hours | correct | false positives | search median / p95 (ms) | index (MiB) |\n|---|---|---|---|---|---|---|\n"

@@ -27,6 +27,7 @@ struct BenchmarkCommand: ParsableCommand {
           fpbench benchmark --dataset catalog-ci --queries 20 --negatives 20
           fpbench benchmark --lengths 2 10 --conditions clean white-0dB --algorithms constellation haitsma-kalker
           fpbench benchmark --scaling                           adds search time against catalog size (1/16 ... all)
+          fpbench benchmark --no-cache --peer-tracks 20         indexing speed beside fpcalc's on the same 20 files
           fpbench benchmark --spec my-conditions.json           lengths, counts and conditions from a file
         """)
 
@@ -41,6 +42,8 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Condition ids to keep (default: all of the spec's).") var conditions: [String] = []
     @Flag(help: "Also measure accuracy and search time against catalogs of 1/16, 1/8, 1/4, 1/2 and all of the tracks (longest query length, clean).")
     var scaling = false
+    @Option(help: "Also time Chromaprint's fpcalc on this many catalog tracks, the same files, as the peer for indexing speed (0: off).")
+    var peerTracks = 0
     @Option(help: "Seed for every random choice (tracks, offsets, noise, drift, delay).") var seed: UInt64 = 2013
     @Option(help: "Output folder.") var out = "runs/benchmark"
     @Option(help: "Fingerprint cache folder.") var cache = ".fpbench-cache/fingerprints"
@@ -65,10 +68,12 @@ struct BenchmarkCommand: ParsableCommand {
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256") }
         let chosen = try external.resolve(algorithms)
         let (results, costs) = try validated {
-            try Benchmark(BenchmarkConfiguration(
+            var configuration = BenchmarkConfiguration(
                 dataset: dataset, algorithms: chosen, spec: spec, seed: seed, threads: threads,
                 cacheFolder: noCache ? nil : URL(fileURLWithPath: cache), showProgress: true, toolVersion: fpbenchVersion,
-                scalingLength: scaling ? spec.queryLengths.max() : nil)).run()
+                scalingLength: scaling ? spec.queryLengths.max() : nil)
+            configuration.peerTracks = max(0, peerTracks)
+            return try Benchmark(configuration).run()
         }
         let folder = URL(fileURLWithPath: out)
         try BenchmarkReport.write(results, costs: costs, to: folder)

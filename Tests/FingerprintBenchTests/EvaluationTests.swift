@@ -110,10 +110,14 @@ func files(in folder: URL) -> [String: Data] {
 
     @Test func aBrokenManifestNamesTheFileAndTheReason() throws {
         let path = temporaryFolder().appendingPathComponent("manifest.json").path
-        try Data(#"{"name": "x", "sources": []}"#.utf8).write(to: URL(fileURLWithPath: path))
+        try Data(#"{"description": "x", "sources": []}"#.utf8).write(to: URL(fileURLWithPath: path))
         #expect { try Dataset.load(path) } throws: { error in
-            "\(error)".hasPrefix(path) && "\(error)".contains("missing field 'description'")
+            "\(error)".hasPrefix(path) && "\(error)".contains("missing field 'name'")
         }
+        try Data(#"{"name": "x"}"#.utf8).write(to: URL(fileURLWithPath: path))
+        #expect { try Dataset.load(path) } throws: { "\($0)".contains("no sources and no catalog tracks") }
+        try Data(#"{"name": "x", "catalog": {"tracks": ["a.wav"], "negatives": ["a.wav"]}}"#.utf8).write(to: URL(fileURLWithPath: path))
+        #expect { try Dataset.load(path) } throws: { "\($0)".contains("'a.wav' is listed twice") }
         try Data("{ not json".utf8).write(to: URL(fileURLWithPath: path))
         #expect { try Dataset.load(path) } throws: { "\($0)".contains("not valid JSON") }
     }

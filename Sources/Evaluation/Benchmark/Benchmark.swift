@@ -16,6 +16,9 @@ public struct BenchmarkConfiguration: Sendable {
     public var toolVersion: String
     /// Also measure the scaling curve (catalogs of 1/16 ... all of the tracks) at this query length.
     public var scalingLength: Double?
+    /// Also time Chromaprint's `fpcalc` on this many catalog tracks (the same files, after indexing),
+    /// as the peer for indexing speed.
+    public var peerTracks = 0
 
     public init(dataset: Dataset, algorithms: [AnyAlgorithm], spec: BenchmarkSpec, seed: UInt64, threads: Int,
                 cacheFolder: URL?, showProgress: Bool, toolVersion: String, scalingLength: Double? = nil) {
@@ -76,9 +79,9 @@ public struct Benchmark {
         }
 
         // Phase 3: index.
-        let decodeClock = CPUTally()
         progress.start("indexing", total: tracks.count)
-        let indexed = indexCatalog(tracks, algorithms: algorithms, decodeClock: decodeClock, progress: progress)
+        let indexed = indexCatalog(tracks, algorithms: algorithms, progress: progress)
+        let peer = c.peerTracks > 0 ? PeerTiming.fpcalc(tracks.prefix(c.peerTracks).map(c.dataset.path)) : nil
         for (t, failure) in indexed.failures { failures.append(.init(item: "catalog \(tracks[t])", reason: failure)) }
         var catalogs: [Catalog] = [], buildSeconds: [Double] = []
         for a in algorithms.indices {
@@ -115,7 +118,7 @@ public struct Benchmark {
         let scaling = c.scalingLength.map { scalingCurve(length: $0, queries: queries, outcomes: outcomes, tracks: tracks,
                                                           durations: durations, algorithms: algorithms, prints: indexed.prints, results: results) } ?? []
         let costs = BenchmarkCosts(
-            threads: c.threads, wallSeconds: Date().timeIntervalSince(started), decodeCPUSeconds: decodeClock.total,
+            threads: c.threads, wallSeconds: Date().timeIntervalSince(started), decodeCPUSeconds: indexed.decode.reduce(0, +),
             peakResidentBytes: peakResidentBytes(),
             algorithms: algorithms.indices.map { a in
                 let prints = indexed.prints[a].compactMap { $0 }
@@ -124,13 +127,15 @@ public struct Benchmark {
                         (String(format: "%gs", length), .init(zip(queries, outcomes).filter { $0.0.length == length }.flatMap { pick($0.1) }))
                     })
                 }
-                return .init(identifier: algorithms[a].identifier, fingerprintCPUSeconds: indexed.cpu[a],
+                return .init(identifier: algorithms[a].identifier, fingerprintCPUSeconds: indexed.cpu[a].reduce(0, +),
                              catalogSeconds: prints.reduce(0) { $0 + $1.duration }, fingerprintsFromCache: indexed.fromCache[a],
                              indexBuildSeconds: buildSeconds[a], indexBytes: catalogs[a].indexByteCount,
                              fingerprintBytes: prints.reduce(0) { $0 + $1.byteCount },
                              queryFingerprintMilliseconds: percentiles { $0.fingerprintMilliseconds[a] },
-                             searchMilliseconds: percentiles { $0.searchMilliseconds[a] })
+                             searchMilliseconds: percentiles { $0.searchMilliseconds[a] },
+                             speedRatioToPeer: peer.flatMap { $0.medianRatio(decode: indexed.decode, fingerprint: indexed.cpu[a]) })
             },
+            peer: peer,
             scalingLength: c.scalingLength, scaling: scaling, scalingExponents: Self.exponents(scaling))
         return (results, costs)
     }
@@ -176,28 +181,34 @@ public struct Benchmark {
 
     struct Indexed {
         var prints: [[AnyFingerprint?]]
-        var cpu: [Double]
+        /// CPU seconds per algorithm and track (0 when it came from the cache), and decoding per track.
+        var cpu: [[Double]]
+        var decode: [Double]
         var fromCache: [Int]
         var failures: [(Int, String)]
     }
 
     /// Every track through every algorithm: from the cache (keyed by the file's checksum) or decoded
     /// once at its own rate and resampled once per algorithm; the samples are dropped after each track.
-    private func indexCatalog(_ tracks: [String], algorithms: [AnyAlgorithm], decodeClock: CPUTally, progress: Progress) -> Indexed {
+    private func indexCatalog(_ tracks: [String], algorithms: [AnyAlgorithm], progress: Progress) -> Indexed {
         let c = configuration, cache = FingerprintCache(folder: c.cacheFolder)
-        let perTrack = parallelMap(tracks.count, threads: c.threads) { t -> (prints: [Result<AnyFingerprint, Error>], cpu: [Double], cached: [Bool]) in
+        let perTrack = parallelMap(tracks.count, threads: c.threads) { t -> (prints: [Result<AnyFingerprint, Error>], cpu: [Double], decode: Double, cached: [Bool]) in
             defer { progress.advance() }
             let path = c.dataset.path(tracks[t])
             let contentKey: String
             do { contentKey = "file:" + (try c.dataset.recordedSHA256(tracks[t]) ?? sha256Hex(file: path)) } catch {
-                return (algorithms.map { _ in .failure(error) }, algorithms.map { _ in 0 }, algorithms.map { _ in false })
+                return (algorithms.map { _ in .failure(error) }, algorithms.map { _ in 0 }, 0, algorithms.map { _ in false })
             }
             let cached = algorithms.map { cache.load($0, role: .reference, contentKey: contentKey) }
             var decoded: Result<Audio, Error>?
-            var cpu = algorithms.map { _ in 0.0 }
+            var cpu = algorithms.map { _ in 0.0 }, decode = 0.0
             let prints = algorithms.indices.map { a -> Result<AnyFingerprint, Error> in
                 if let hit = cached[a] { return .success(hit) }
-                if decoded == nil { decoded = decodeClock.measure { Result { try AudioReader.read(path) } } }
+                if decoded == nil {
+                    let start = threadCPUSeconds()
+                    decoded = Result { try AudioReader.read(path) }
+                    decode = threadCPUSeconds() - start
+                }
                 return Result {
                     let audio = try decoded!.get()
                     let start = threadCPUSeconds()
@@ -207,7 +218,7 @@ public struct Benchmark {
                     return print
                 }
             }
-            return (prints, cpu, cached.map { $0 != nil })
+            return (prints, cpu, decode, cached.map { $0 != nil })
         }
         var failures: [(Int, String)] = []
         for (t, track) in perTrack.enumerated() {
@@ -216,7 +227,7 @@ public struct Benchmark {
             }
         }
         return Indexed(prints: algorithms.indices.map { a in perTrack.map { try? $0.prints[a].get() } },
-                       cpu: algorithms.indices.map { a in perTrack.reduce(0) { $0 + $1.cpu[a] } },
+                       cpu: algorithms.indices.map { a in perTrack.map { $0.cpu[a] } }, decode: perTrack.map(\.decode),
                        fromCache: algorithms.indices.map { a in perTrack.filter { $0.cached[a] }.count },
                        failures: failures)
     }
@@ -351,17 +362,60 @@ func peakResidentBytes() -> Int {
     return usage.ru_maxrss * 1024
 }
 
-/// Thread CPU time summed over threads.
-final class CPUTally: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var total = 0.0
-    func measure<T>(_ body: () -> T) -> T {
-        let start = threadCPUSeconds()
-        defer { let spent = threadCPUSeconds() - start; lock.withLock { total += spent } }
-        return body()
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// Chromaprint's `fpcalc` timed on the same files, one process at a time: the peer for indexing speed.
+public struct PeerTiming: Sendable, Codable, Equatable {
+    public var command: String
+    public var files: Int
+    public var audioSeconds: Double
+    /// CPU seconds of each `fpcalc` process (user + system, start-up included).
+    public var cpuSeconds: [Double]
+    public var failure: String?
+
+    public var audioSecondsPerCPUSecond: Double? {
+        let total = cpuSeconds.reduce(0, +)
+        return total > 0 ? audioSeconds / total : nil
+    }
+
+    /// Runs `fpcalc -raw -length 0` on each file (nil when it is not installed).
+    static func fpcalc(_ paths: [String]) -> PeerTiming? {
+        guard let executable = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+            .map({ "\($0)/fpcalc" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
+        var timing = PeerTiming(command: "fpcalc -raw -length 0 FILE", files: 0, audioSeconds: 0, cpuSeconds: [])
+        for path in paths {
+            let before = childCPUSeconds()
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["-raw", "-length", "0", path]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            do { try process.run() } catch { timing.failure = "\(error)"; return timing }
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { timing.failure = "fpcalc exited with \(process.terminationStatus) on \(path)"; return timing }
+            timing.cpuSeconds.append(childCPUSeconds() - before)
+            timing.audioSeconds += (try? AudioReader.duration(path)) ?? 0
+            timing.files += 1
+        }
+        return timing
+    }
+
+    /// The median over the timed files of fpcalc's CPU time over ours (decoding + fingerprinting):
+    /// above 1, ours is faster. Nil when our figures came from the cache.
+    func medianRatio(decode: [Double], fingerprint: [Double]) -> Double? {
+        let ratios = cpuSeconds.indices.compactMap { i -> Double? in
+            let ours = decode[i] + fingerprint[i]
+            return ours > 0 && fingerprint[i] > 0 ? cpuSeconds[i] / ours : nil
+        }.sorted()
+        return ratios.isEmpty ? nil : ratios[ratios.count / 2]
     }
 }
 
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+/// CPU seconds (user + system) of this process's finished children.
+func childCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }

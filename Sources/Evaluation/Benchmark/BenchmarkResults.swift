@@ -85,6 +85,8 @@ public struct BenchmarkCosts: Sendable, Codable, Equatable {
         /// Query CPU time in milliseconds per query length: fingerprinting the query, and searching the catalog.
         public var queryFingerprintMilliseconds: [String: Percentiles]
         public var searchMilliseconds: [String: Percentiles]
+        /// fpcalc's CPU time over ours (decoding + fingerprinting) on the same files, median of the per-file ratios.
+        public var speedRatioToPeer: Double?
 
         /// Seconds of audio fingerprinted per CPU second (decoding excluded).
         public var audioSecondsPerCPUSecond: Double? {
@@ -110,6 +112,7 @@ public struct BenchmarkCosts: Sendable, Codable, Equatable {
     public var decodeCPUSeconds: Double
     public var peakResidentBytes: Int
     public var algorithms: [AlgorithmCosts]
+    public var peer: PeerTiming?
     public var scalingLength: Double?
     public var scaling: [ScalingPoint]
     /// Fitted k in search time ∝ hours^k, per algorithm (least squares on the log-log scaling curve).
