@@ -189,6 +189,7 @@ public struct Runner {
                 for (d, excerpt) in distractors.enumerated() {
                     if let p = fingerprint(a, firstDistractor + d) { catalog.add(p, name: "distractor \(excerpt.file)") }
                 }
+                catalog.seal()
                 return catalog
             }
             progress.start("catalog search", total: cells)

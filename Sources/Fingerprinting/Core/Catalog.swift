@@ -1,3 +1,5 @@
+import Foundation
+
 /// A reference an index proposes for a query, with the index's own evidence.
 public struct Candidate: Sendable, Equatable {
     public var reference: Int
@@ -80,9 +82,11 @@ public final class Catalog {
     /// Whether the algorithm brings an index of its own (otherwise every search is brute force).
     public var isIndexed: Bool { index.isIndexed }
 
-    /// Finishes the index; searching does it on first use.
+    private let sealing = NSLock()
+
+    /// Finishes the index; searching does it on first use (once, whichever thread searches first).
     public func seal() {
-        if !sealed { index.seal(); sealed = true }
+        sealing.withLock { if !sealed { index.seal(); sealed = true } }
     }
 
     /// Matches best first, at most `limit`; empty means "no match" (nothing reached the algorithm's
@@ -93,12 +97,13 @@ public final class Catalog {
         seal()
         let candidates = useIndex ? index.candidates(for: query.base, limit: max(limit, verified))
             : prints.indices.map { Candidate(reference: $0, offset: nil, hits: 0) }
-        return candidates
+        let verified: [(reference: Int, comparison: Comparison)] = candidates
             .map { (reference: $0.reference, comparison: verify(query, $0)) }
             .filter { !applyingThreshold || algorithm.isMatch($0.comparison) }
-            .sorted { $0.comparison.score != $1.comparison.score ? $0.comparison.score > $1.comparison.score : $0.reference < $1.reference }
-            .prefix(limit)
-            .map { Match(reference: names[$0.reference], comparison: $0.comparison) }
+        let ranked = verified.sorted { a, b in
+            a.comparison.score != b.comparison.score ? a.comparison.score > b.comparison.score : a.reference < b.reference
+        }
+        return ranked.prefix(limit).map { Match(reference: names[$0.reference], comparison: $0.comparison) }
     }
 
     /// The algorithm's comparison with the stretch of the reference around the candidate's offset

@@ -40,12 +40,13 @@ struct Postings {
     private var entries: [UInt64] = []
     private(set) var layout = ReferenceLayout()
     /// Where each bucket of keys (key >> `bucketShift`) starts in `entries`: a binary search runs
-    /// within one bucket only. 2^20 buckets (4 MiB) whatever the key width.
+    /// within one bucket only. About one bucket per four entries, at most 2^20 (4 MiB).
     private var directory: [UInt32] = []
-    private let bucketShift: UInt32
+    private var bucketShift: UInt32 = 0
+    private let keyBits: Int
 
     /// `keyBits`: how many low bits of the keys are used (20 for a constellation hash, 32 for a word).
-    init(keyBits: Int) { bucketShift = UInt32(max(0, keyBits - 20)) }
+    init(keyBits: Int) { self.keyBits = keyBits }
 
     /// Reserves `length` global positions for the next reference; returns the first.
     mutating func addReference(length: Int) -> UInt32 { layout.add(length: length) }
@@ -55,9 +56,11 @@ struct Postings {
     mutating func seal() {
         radixSort(&entries, bits: 64)
         precondition(entries.count < Int(UInt32.max), "too many postings for one index")
-        directory = [UInt32](repeating: 0, count: (1 << 20) + 1)
+        let bucketBits = min(20, keyBits, max(1, (Int.bitWidth - entries.count.leadingZeroBitCount) - 2))
+        bucketShift = UInt32(keyBits - bucketBits)
+        directory = [UInt32](repeating: 0, count: (1 << bucketBits) + 1)
         var e = 0
-        for bucket in 0...(1 << 20) {
+        for bucket in 0...(1 << bucketBits) {
             while e < entries.count && Int(UInt32(entries[e] >> 32) >> bucketShift) < bucket { e += 1 }
             directory[bucket] = UInt32(e)
         }
@@ -68,7 +71,7 @@ struct Postings {
     @discardableResult
     func forEachPosition(of key: UInt32, limit: Int = .max, _ body: (UInt32) -> Void) -> Int {
         let bucket = Int(key >> bucketShift)
-        guard bucket < 1 << 20 else { return 0 }
+        guard bucket + 1 < directory.count else { return 0 }
         let range = Int(directory[bucket])..<Int(directory[bucket + 1])
         let low = lowerBound(UInt64(key) << 32, in: range), high = lowerBound((UInt64(key) + 1) << 32, in: range)
         guard high - low <= limit else { return high - low }
