@@ -48,8 +48,7 @@ public struct Runner {
         var failures: [RunResults.Problem] = [], skipped: [RunResults.Problem] = []
 
         // 1. Decode every excerpt the suite needs, once.
-        let needsAlternates = c.suite.tests.contains { $0.kind == .differentRecording }
-        let excerpts = Array(Set(dataset.manifest.sources.flatMap { [$0.reference] + (needsAlternates ? $0.alternates : []) }
+        let excerpts = Array(Set(dataset.manifest.sources.flatMap { source in [source.reference] + c.suite.tests.compactMap { $0.recipe.excerpt(of: source) } }
                                  + dataset.manifest.distractors))
             .sorted { ($0.file, $0.start) < ($1.file, $1.start) }
         progress.start("decoding", total: excerpts.count)
@@ -73,12 +72,18 @@ public struct Runner {
         // 2. Noise recordings and impulse responses the suite names: the dataset's, or audio files by path.
         var recordings: [String: Audio] = [:]
         let named = dataset.manifest.noises + dataset.manifest.impulseResponses
-        let byPath = c.suite.tests.compactMap(\.noise?.kind).filter { kind in
-            !named.contains { $0.id == kind } && FileManager.default.fileExists(atPath: kind)
-        }
-        for (id, path) in named.map({ ($0.id, dataset.path($0.file)) }) + byPath.map({ ($0, $0) }) where suiteUses(id) {
+        let used = Set(c.suite.tests.flatMap(\.recipe.recordings))
+        for id in used.sorted() {
+            let path = named.first { $0.id == id }.map { dataset.path($0.file) } ?? (FileManager.default.fileExists(atPath: id) ? id : nil)
+            guard let path else { continue }
             do { recordings[id] = try AudioReader.read(path, sampleRate: Self.workingRate) } catch {
                 failures.append(.init(item: id, reason: "\(error); stages that use it are left out"))
+            }
+        }
+        // A named recording that is not there: its stage is left out, said next to each test.
+        for test in c.suite.tests {
+            for id in test.recipe.recordings where recordings[id] == nil {
+                skipped.append(.init(item: test.id, reason: "'\(id)' is not in the dataset (nor a readable file): the stage that uses it is left out"))
             }
         }
 
@@ -225,12 +230,6 @@ public struct Runner {
                              bytesPerSecond: seconds > 0 ? Double(prints.reduce(0) { $0 + $1.byteCount }) / seconds : nil)
             },
             tests: tests, references: sources.map(\.id), matrices: matrices, catalogs: catalogs, skipped: skipped, failures: failures)
-    }
-
-    private func suiteUses(_ id: String) -> Bool {
-        configuration.suite.tests.contains { test in
-            test.noise?.kind == id || test.playback.map { [$0.loudspeaker, $0.room, $0.background.kind].contains(id) } == true
-        }
     }
 
     private func queryName(_ index: Int, _ tests: [RunResults.TestRecord]) -> String {

@@ -1,72 +1,207 @@
 import Degradation
 import Foundation
 
-/// The kinds of test the thesis defined.
-public enum TestKind: String, Sendable, Codable {
-    /// Test 1: the query is a crop of the reference.
-    case cropping
-    /// Test 2: the query comes from another recording of the same source.
-    case differentRecording = "different-recording"
-    /// Test 3: test 1's queries with noise added.
-    case addedNoise = "added-noise"
-    /// Test 4: the reference played through a loudspeaker and recorded by a microphone (simulated here).
-    case rerecordedPlayback = "rerecorded-playback"
-}
+/// Where a noise comes from: generated, or a recording (a noise id of the dataset, or an audio file's
+/// path). Written as one string in suite files: "white-uniform", "white-gaussian", "pink", "babble".
+public enum NoiseSource: Sendable, Equatable, Codable, CustomStringConvertible {
+    case whiteUniform, whiteGaussian, pink
+    case recording(String)
 
-/// Noise for test 3 or test 4: `white-uniform`, `white-gaussian`, `pink`, or a noise id from the dataset.
-public struct NoiseSpec: Sendable, Codable, Equatable {
-    public var kind: String
-    public var level: NoiseLevel
+    public init(_ text: String) {
+        switch text {
+        case "white-uniform": self = .whiteUniform
+        case "white-gaussian": self = .whiteGaussian
+        case "pink": self = .pink
+        default: self = .recording(text)
+        }
+    }
 
-    public init(kind: String, level: NoiseLevel) {
-        self.kind = kind
-        self.level = level
+    public var description: String {
+        switch self {
+        case .whiteUniform: return "white-uniform"
+        case .whiteGaussian: return "white-gaussian"
+        case .pink: return "pink"
+        case .recording(let id): return id
+        }
+    }
+
+    /// The recording it names, if any.
+    public var recording: String? { if case .recording(let id) = self { return id } else { return nil } }
+
+    public init(from decoder: Decoder) throws { self.init(try decoder.singleValueContainer().decode(String.self)) }
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
     }
 }
 
-/// Test 4's simulated chain. Impulse-response ids come from the dataset; nil or a missing one skips that
-/// stage (recorded as skipped). Drift and delay are drawn per query from its seed.
+/// Noise for a test or a benchmark condition: its source and its level.
+public struct NoiseSpec: Sendable, Codable, Equatable {
+    public var kind: NoiseSource
+    public var level: NoiseLevel
+
+    public init(kind: NoiseSource, level: NoiseLevel) {
+        self.kind = kind
+        self.level = level
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try c.decode(NoiseSource.self, forKey: .kind)
+        level = try c.decode(NoiseLevel.self, forKey: .level)
+        switch level {
+        case .peak(let dBFS) where !(dBFS >= -200 && dBFS <= 0):
+            throw DecodingError.dataCorruptedError(forKey: .level, in: c, debugDescription: "a peak level must be between -200 and 0 dBFS, got \(dBFS)")
+        case .snr(let dB) where !(dB >= -60 && dB <= 200):
+            throw DecodingError.dataCorruptedError(forKey: .level, in: c, debugDescription: "an SNR must be between -60 and 200 dB, got \(dB)")
+        default: break
+        }
+    }
+}
+
+/// A frequency band in Hz, written [low, high] in suite files.
+public struct Band: Sendable, Equatable, Codable {
+    public var low: Double
+    public var high: Double
+
+    public init(_ low: Double, _ high: Double) {
+        self.low = low
+        self.high = high
+    }
+
+    public init(from decoder: Decoder) throws {
+        var c = try decoder.unkeyedContainer()
+        guard c.count == 2 else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a band is [low, high] in Hz, two numbers"))
+        }
+        low = try c.decode(Double.self)
+        high = try c.decode(Double.self)
+        guard low >= 0, low < high, high <= 200_000 else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a band needs 0 <= low < high <= 200,000 Hz, got [\(low), \(high)]"))
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.unkeyedContainer()
+        try c.encode(low)
+        try c.encode(high)
+    }
+}
+
+/// Test 4's simulated chain. Impulse-response ids name the dataset's recordings; one the dataset lacks
+/// leaves its stage out, and the run lists that as skipped next to the test. Drift and delay are drawn
+/// per query from its seed.
 public struct PlaybackSpec: Sendable, Codable, Equatable {
     public var loudspeaker: String?
-    public var loudspeakerBand: [Double]
+    public var loudspeakerBand: Band
     public var room: String?
     public var background: NoiseSpec
-    public var microphoneBand: [Double]
+    public var microphoneBand: Band
     /// The clock-drift factor is drawn uniformly from 1 ± this.
     public var maximumDrift: Double
     /// The delay is drawn uniformly from [0, this) seconds.
     public var maximumDelay: Double
 
+    public init(loudspeaker: String?, loudspeakerBand: Band, room: String?, background: NoiseSpec, microphoneBand: Band,
+                maximumDrift: Double, maximumDelay: Double) {
+        self.loudspeaker = loudspeaker
+        self.loudspeakerBand = loudspeakerBand
+        self.room = room
+        self.background = background
+        self.microphoneBand = microphoneBand
+        self.maximumDrift = maximumDrift
+        self.maximumDelay = maximumDelay
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(loudspeaker: try c.decodeIfPresent(String.self, forKey: .loudspeaker),
+                  loudspeakerBand: try c.decode(Band.self, forKey: .loudspeakerBand),
+                  room: try c.decodeIfPresent(String.self, forKey: .room),
+                  background: try c.decode(NoiseSpec.self, forKey: .background),
+                  microphoneBand: try c.decode(Band.self, forKey: .microphoneBand),
+                  maximumDrift: try c.decode(Double.self, forKey: .maximumDrift),
+                  maximumDelay: try c.decode(Double.self, forKey: .maximumDelay))
+        guard maximumDrift >= 0 && maximumDrift < 0.5 else {
+            throw DecodingError.dataCorruptedError(forKey: .maximumDrift, in: c, debugDescription: "must be in [0, 0.5), got \(maximumDrift)")
+        }
+        guard maximumDelay >= 0 && maximumDelay <= 10 else {
+            throw DecodingError.dataCorruptedError(forKey: .maximumDelay, in: c, debugDescription: "must be 0 to 10 s, got \(maximumDelay)")
+        }
+    }
+
+    /// The dataset recordings the chain names.
+    var recordings: [String] { [loudspeaker, room, background.kind.recording].compactMap { $0 } }
+
     public static let phone = PlaybackSpec(
-        loudspeaker: "cabinet-EVH-5150-III", loudspeakerBand: [150, 12_000],  // a small speaker's usable band (our choice)
+        loudspeaker: "cabinet-EVH-5150-III", loudspeakerBand: Band(150, 12_000),  // a small speaker's usable band (our choice)
         room: "greathall",
-        background: NoiseSpec(kind: "pink", level: .snr(dB: 20)),  // a quiet room (our choice)
-        microphoneBand: [100, 7000],  // a phone microphone's band, about 100 Hz to 7 kHz
+        background: NoiseSpec(kind: .pink, level: .snr(dB: 20)),  // a quiet room (our choice)
+        microphoneBand: Band(100, 7000),  // a phone microphone's band, about 100 Hz to 7 kHz
         maximumDrift: 0.002,  // 0.2 %: cheap crystal oscillators are within ±100 ppm each; generous on purpose
         maximumDelay: 0.1)
 }
 
-/// One test of a suite: how its queries are made from the dataset.
+/// One test of a suite: its id and title, the query length and crop grid every test shares, and the
+/// recipe of its kind (the kind's own fields sit beside `kind` in the suite file).
 public struct TestDefinition: Sendable, Codable, Equatable {
     public var id: String
     public var title: String
-    public var kind: TestKind
+    public var recipe: any QueryRecipe
     /// Query length in seconds (the thesis: 4 s).
     public var queryDuration: Double
     /// When set, crop offsets are snapped down to multiples of this many seconds.
     public var cropGrid: Double?
-    public var noise: NoiseSpec?
-    public var playback: PlaybackSpec?
 
-    public init(id: String, title: String, kind: TestKind, queryDuration: Double = 4, cropGrid: Double? = nil,
-                noise: NoiseSpec? = nil, playback: PlaybackSpec? = nil) {
+    public init(id: String, title: String, recipe: any QueryRecipe, queryDuration: Double = 4, cropGrid: Double? = nil) {
         self.id = id
         self.title = title
-        self.kind = kind
+        self.recipe = recipe
         self.queryDuration = queryDuration
         self.cropGrid = cropGrid
-        self.noise = noise
-        self.playback = playback
+    }
+
+    /// The kind's name in suite files.
+    public var kind: String { type(of: recipe).kind }
+
+    enum CodingKeys: String, CodingKey { case id, title, kind, queryDuration, cropGrid }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        title = try c.decode(String.self, forKey: .title)
+        queryDuration = try c.decodeIfPresent(Double.self, forKey: .queryDuration) ?? 4
+        cropGrid = try c.decodeIfPresent(Double.self, forKey: .cropGrid)
+        let kind = try c.decode(String.self, forKey: .kind)
+        guard let recipeType = QueryRecipes.all.first(where: { $0.kind == kind }) else {
+            throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription:
+                "unknown kind '\(kind)'; known: \(QueryRecipes.all.map { $0.kind }.joined(separator: ", "))")
+        }
+        recipe = try recipeType.init(from: decoder)
+        guard id.range(of: #"^[A-Za-z0-9][A-Za-z0-9._-]*$"#, options: .regularExpression) != nil, id.count <= 100 else {
+            throw DecodingError.dataCorruptedError(forKey: .id, in: c, debugDescription:
+                "'\(id)' is not a safe file name (letters, digits, '.', '_', '-'; not starting with '.' or '-')")
+        }
+        guard queryDuration > 0 && queryDuration <= 600 else {
+            throw DecodingError.dataCorruptedError(forKey: .queryDuration, in: c, debugDescription: "must be above 0 and at most 600 s, got \(queryDuration)")
+        }
+        if let grid = cropGrid, !(grid > 0 && grid <= 600) {
+            throw DecodingError.dataCorruptedError(forKey: .cropGrid, in: c, debugDescription: "must be above 0 and at most 600 s, got \(grid)")
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(title, forKey: .title)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(queryDuration, forKey: .queryDuration)
+        try c.encodeIfPresent(cropGrid, forKey: .cropGrid)
+        try recipe.encode(to: encoder)
+    }
+
+    public static func == (a: TestDefinition, b: TestDefinition) -> Bool {
+        a.id == b.id && a.title == b.title && a.queryDuration == b.queryDuration && a.cropGrid == b.cropGrid && a.recipe.isEqual(b.recipe)
     }
 }
 
@@ -86,24 +221,27 @@ public struct Suite: Sendable, Codable, Equatable {
     /// The thesis's four tests (Brandner 2013), with test 1 twice: at seeded offsets, and on the AFA's
     /// image grid (the only crops for which its rank-order prints agree), and test 3 at both amplitudes.
     public static let thesis = Suite(name: "thesis", tests: [
-        TestDefinition(id: "test1-cropping", title: "Test 1: 4 s crop at a seeded offset", kind: .cropping),
+        TestDefinition(id: "test1-cropping", title: "Test 1: 4 s crop at a seeded offset", recipe: Cropping()),
         TestDefinition(id: "test1-image-grid", title: "Test 1: 4 s crop on the AFA image grid (8,192 samples at 5,512 Hz)",
-                       kind: .cropping, cropGrid: 8192.0 / 5512),
-        TestDefinition(id: "test2-recordings", title: "Test 2: 4 s of a different recording", kind: .differentRecording),
+                       recipe: Cropping(), cropGrid: 8192.0 / 5512),
+        TestDefinition(id: "test2-recordings", title: "Test 2: 4 s of a different recording", recipe: DifferentRecording()),
         TestDefinition(id: "test3-noise-1.58", title: "Test 3: test 1 + white noise at 1.58 % of full scale (-36 dBFS)",
-                       kind: .addedNoise, noise: NoiseSpec(kind: "white-uniform", level: .peak(dBFS: 20 * log10(0.0158)))),
+                       recipe: AddedNoise(noise: NoiseSpec(kind: .whiteUniform, level: .peak(dBFS: 20 * log10(0.0158))))),
         TestDefinition(id: "test3-noise-3.16", title: "Test 3: test 1 + white noise at 3.16 % of full scale (-30 dBFS)",
-                       kind: .addedNoise, noise: NoiseSpec(kind: "white-uniform", level: .peak(dBFS: 20 * log10(0.0316)))),
+                       recipe: AddedNoise(noise: NoiseSpec(kind: .whiteUniform, level: .peak(dBFS: 20 * log10(0.0316))))),
         TestDefinition(id: "test4-playback", title: "Test 4: simulated loudspeaker, room, microphone, drift and delay",
-                       kind: .rerecordedPlayback, playback: .phone),
+                       recipe: RerecordedPlayback(playback: .phone)),
     ])
 
-    /// Reads a suite file; resolves `extends: "thesis"`.
+    /// Reads a suite file; resolves `extends: "thesis"`; test ids must be unique.
     public static func load(_ path: String) throws -> Suite {
         guard let data = FileManager.default.contents(atPath: path) else { throw DatasetError(path: path, reason: "no such suite file") }
         var suite: Suite
         do { suite = try JSONDecoder().decode(Suite.self, from: data) } catch let error as DecodingError {
             throw DatasetError(path: path, reason: "broken suite file: \(explain(error))")
+        }
+        if let twice = Dictionary(grouping: suite.tests, by: \.id).first(where: { $0.value.count > 1 })?.key {
+            throw DatasetError(path: path, reason: "test id '\(twice)' appears twice (each test writes its own matrix files)")
         }
         switch suite.extends {
         case nil: break

@@ -3,7 +3,7 @@ import Foundation
 /// What a sweep varies.
 public enum SweepAxis: Sendable, Equatable {
     /// Test 3's noise at each level: a peak level in dBFS (more is worse) or an SNR in dB (less is worse).
-    case noise(kind: String, unit: NoiseUnit)
+    case noise(kind: NoiseSource, unit: NoiseUnit)
     /// Test 1's query length in seconds (more is better).
     case queryLength
 
@@ -31,10 +31,9 @@ public enum SweepAxis: Sendable, Equatable {
         switch self {
         case .noise(let kind, let unit):
             return TestDefinition(id: "noise-\(name)", title: "Test 1 + \(kind) noise at \(name) \(unit == .dbfs ? "dBFS" : "dB SNR")",
-                                  kind: .addedNoise,
-                                  noise: NoiseSpec(kind: kind, level: unit == .dbfs ? .peak(dBFS: level) : .snr(dB: level)))
+                                  recipe: AddedNoise(noise: NoiseSpec(kind: kind, level: unit == .dbfs ? .peak(dBFS: level) : .snr(dB: level))))
         case .queryLength:
-            return TestDefinition(id: "length-\(name)", title: "Test 1 with \(name) s queries", kind: .cropping, queryDuration: level)
+            return TestDefinition(id: "length-\(name)", title: "Test 1 with \(name) s queries", recipe: Cropping(), queryDuration: level)
         }
     }
 }

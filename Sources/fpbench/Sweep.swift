@@ -66,7 +66,7 @@ struct SweepCommand: ParsableCommand {
             let kinds = ["white": "white-uniform", "gaussian": "white-gaussian", "pink": "pink"]
             let first = from ?? (noiseUnit == .dbfs ? -48 : 30), last = to ?? (noiseUnit == .dbfs ? 0 : -6)
             let levels = try grid(from: first, to: last, step: step ?? (noiseUnit == .dbfs ? 4 : 3))
-            try common.run(axis: .noise(kind: kinds[kind] ?? kind, unit: noiseUnit), levels: levels, thresholds: [0.9, 0.5],
+            try common.run(axis: .noise(kind: NoiseSource(kinds[kind] ?? kind), unit: noiseUnit), levels: levels, thresholds: [0.9, 0.5],
                            defaultTolerance: 0.5, out: out)
         }
     }

@@ -55,7 +55,7 @@ import Testing
         let results = RunResults(
             tool: .init(name: "fpbench", version: "test"), seed: 1,
             dataset: .init(name: "d", manifestSHA256: "", sources: [.init(id: "a", name: "a", family: "f"), .init(id: "b", name: "b", family: "f")]),
-            algorithms: [], tests: [.init(definition: TestDefinition(id: "t", title: "t", kind: .cropping), queries: [])],
+            algorithms: [], tests: [.init(definition: TestDefinition(id: "t", title: "t", recipe: Cropping()), queries: [])],
             references: ["a", "b"],
             matrices: [matrix("old", [[0.9, 0.1], [0.6, 0.5]]), matrix("new", [[0.4, 0.5], [0.2, 0.8]])], catalogs: [],
             skipped: [], failures: [])

@@ -40,7 +40,7 @@ import Testing
                                     suite: .thesis, seed: 1, threads: 2, cacheFolder: nil, keepAudioFolder: nil,
                                     showProgress: false, toolVersion: "test")
         // Noise 300 dB below full scale changes no Float32 sample of a real recording.
-        let (points, _) = SweepRunner(base: base, axis: .noise(kind: "white-uniform", unit: .dbfs)).evaluate([-320, -310, -300])
+        let (points, _) = SweepRunner(base: base, axis: .noise(kind: .whiteUniform, unit: .dbfs)).evaluate([-320, -310, -300])
         #expect(points.count == 3)
         #expect(Set(points.map(\.identified)).count == 1 && Set(points.map(\.meanDiagonal)).count == 1)
         #expect(points[0].accuracy == 1)

@@ -18,8 +18,10 @@ public struct BenchmarkAnswer: Sendable, Codable, Equatable {
     public var query: String
     public var condition: String
     public var top: [BenchmarkMatch]
-    /// Why there is no answer (the query could not be read or fingerprinted).
+    /// Why there is no answer (the query could not be read or degraded).
     public var failure: String?
+    /// Why the answer is "no match" without a search (a silent query: the algorithm refuses it).
+    public var note: String?
 }
 
 /// Everything a benchmark produced, enough to regenerate every table (`fpbench report`). No timings:

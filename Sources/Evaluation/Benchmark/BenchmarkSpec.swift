@@ -16,15 +16,7 @@ public struct BenchmarkCondition: Sendable, Codable, Equatable {
     }
 
     /// The dataset recordings (noises, impulse responses) the condition needs.
-    var recordings: [String] {
-        var ids = [noise?.kind, playback?.background.kind, playback?.loudspeaker, playback?.room].compactMap { $0 }
-        ids.removeAll { NoiseSpec.generatedKinds.contains($0) }
-        return ids
-    }
-}
-
-extension NoiseSpec {
-    static let generatedKinds: Set<String> = ["white-uniform", "white-gaussian", "pink"]
+    var recordings: [String] { [noise?.kind.recording].compactMap { $0 } + (playback?.recordings ?? []) }
 }
 
 /// What the identification benchmark asks: query lengths, how many queries, which conditions.
@@ -61,10 +53,10 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
     /// Clean; white noise at 10, 5 and 0 dB SNR; speech babble at 5 dB; the simulated playback chain of test 4.
     public static let standardConditions = [
         BenchmarkCondition(id: "clean", title: "clean"),
-        BenchmarkCondition(id: "white-10dB", title: "white noise, 10 dB SNR", noise: NoiseSpec(kind: "white-gaussian", level: .snr(dB: 10))),
-        BenchmarkCondition(id: "white-5dB", title: "white noise, 5 dB SNR", noise: NoiseSpec(kind: "white-gaussian", level: .snr(dB: 5))),
-        BenchmarkCondition(id: "white-0dB", title: "white noise, 0 dB SNR", noise: NoiseSpec(kind: "white-gaussian", level: .snr(dB: 0))),
-        BenchmarkCondition(id: "babble-5dB", title: "speech babble, 5 dB SNR", noise: NoiseSpec(kind: "babble", level: .snr(dB: 5))),
+        BenchmarkCondition(id: "white-10dB", title: "white noise, 10 dB SNR", noise: NoiseSpec(kind: .whiteGaussian, level: .snr(dB: 10))),
+        BenchmarkCondition(id: "white-5dB", title: "white noise, 5 dB SNR", noise: NoiseSpec(kind: .whiteGaussian, level: .snr(dB: 5))),
+        BenchmarkCondition(id: "white-0dB", title: "white noise, 0 dB SNR", noise: NoiseSpec(kind: .whiteGaussian, level: .snr(dB: 0))),
+        BenchmarkCondition(id: "babble-5dB", title: "speech babble, 5 dB SNR", noise: NoiseSpec(kind: .recording("babble"), level: .snr(dB: 5))),
         BenchmarkCondition(id: "playback", title: "simulated loudspeaker, room, microphone (test 4)", playback: .phone),
     ]
 

@@ -76,7 +76,7 @@ public struct Waveprint: FingerprintAlgorithm {
             Parameter("alignment", "hits within ±\(p.alignmentTolerance) hops of the best offset",
                       source: "our choice: half the reference stride, the most a dense query can be off"),
             Parameter("score", "reference images hit at the best offset / reference images the query spans",
-                      source: "our choice: the share of the query explained by the best aligned stretch"),
+                      source: "our choice: the share of the reference images the query spans that its best alignment hits"),
             Parameter("matchThreshold", p.matchThreshold, source: "our choice: unrelated recordings measured at 0-0.05"),
         ])
     }

@@ -11,8 +11,6 @@ public struct HaitsmaKalker: FingerprintAlgorithm {
         public var bandCount = 33
         public var lowestFrequency = 300.0
         public var highestFrequency = 2000.0
-        /// Blocks of 256 sub-fingerprints (about 3 s) are the unit the paper thresholds.
-        public var blockSize = 256
         public var berThreshold = 0.35
 
         public init() {}
@@ -41,8 +39,7 @@ public struct HaitsmaKalker: FingerprintAlgorithm {
                       source: "\(hk), §4.2: 33 non-overlapping logarithmically spaced bands, 300-2,000 Hz"),
             Parameter("bits", "F(n,m) = 1 iff E(n,m) - E(n,m+1) - (E(n-1,m) - E(n-1,m+1)) > 0, 32 per frame",
                       source: "\(hk), §4.2, equation (1)"),
-            Parameter("blockSize", p.blockSize, source: "\(hk), §4.2: fingerprint blocks of 256 sub-fingerprints (3 s)"),
-            Parameter("berThreshold", p.berThreshold, source: "\(hk), §4.3: a match when the block's bit-error rate is below 0.35"),
+            Parameter("berThreshold", p.berThreshold, source: "\(hk), §4.3: a match when the bit-error rate of a block of 256 sub-fingerprints (3 s) is below 0.35; we take the BER over the whole query, whatever its length (lower: fewer false matches, fewer true ones)"),
             Parameter("search", "candidates: exact and single-bit-flipped sub-fingerprint matches voting for an offset; verified by BER around it",
                       source: "\(hk), §5.1: lookup of each sub-fingerprint and its likely bit errors; we flip every single bit (a radius-1 Hamming ball), since the bits' reliabilities are not kept"),
             Parameter("score", "1 - BER at the best alignment", source: "our choice: 1 means identical, as for every algorithm"),
@@ -54,7 +51,7 @@ public struct HaitsmaKalker: FingerprintAlgorithm {
         let stft = STFT(frameSize: p.frameSize, hop: p.hop, window: .hann)
         let bands = BandMapper(edges: BandEdges.logarithmic(from: p.lowestFrequency, to: p.highestFrequency, count: p.bandCount),
                                fftSize: p.frameSize, sampleRate: p.sampleRate)
-        // Summed power (energy) per band; BandMapper gives the mean, so scale back by the bin count.
+        // Summed power per band: the paper's energy E(n, m) (BandMapper's mean is not used here).
         let energies = stft.map(audio.samples, columns: p.bandCount) { power, row in
             for (band, range) in bands.binRanges.enumerated() {
                 row[row.startIndex + band] = range.reduce(Float(0)) { $0 + power[$1] }

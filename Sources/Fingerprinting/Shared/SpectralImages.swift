@@ -35,7 +35,7 @@ struct SpectralImageMaker {
 /// The `count` wavelet coefficients of largest magnitude. With `ranked`, largest first, ties to the lower
 /// index so the order never depends on the sort; without, in index order (Waveprint needs only the set).
 /// Runs once per spectral image, so it selects by radix: a float's bit pattern with the sign cleared
-/// orders like its magnitude, and a histogram of its top 12 bits finds the boundary bucket in one pass.
+/// orders like its magnitude, and a histogram of its top 11 bits (2,048 buckets) finds the boundary bucket in one pass.
 func topCoefficients(_ coefficients: [Float], count: Int, ranked: Bool = true) -> [(index: Int, value: Float)] {
     let k = min(count, coefficients.count)
     guard k > 0 else { return [] }
