@@ -108,11 +108,15 @@ public struct SweepRunner {
     public var axis: SweepAxis
     /// When set, crop offsets snap to multiples of this many seconds (the thesis AFA's image grid).
     public var cropGrid: Double?
+    /// The dataset's excerpts, decoded once for every level and bisection step.
+    private let excerptAudio: ExcerptAudio
 
     public init(base: RunConfiguration, axis: SweepAxis, cropGrid: Double? = nil) {
         self.base = base
+        self.base.searchCatalogs = false
         self.axis = axis
         self.cropGrid = cropGrid
+        excerptAudio = ExcerptAudio(dataset: base.dataset)
     }
 
     func test(at level: Double) -> TestDefinition {
@@ -126,7 +130,7 @@ public struct SweepRunner {
         var configuration = base
         configuration.suite = Suite(name: "sweep", tests: levels.map(test))
         if let algorithms { configuration.algorithms = configuration.algorithms.filter { algorithms.contains($0.identifier) } }
-        let results = Runner(configuration).run()
+        let results = Runner(configuration, excerptAudio: excerptAudio).run()
         let points = zip(levels, configuration.suite.tests).flatMap { level, test in
             configuration.algorithms.compactMap { algorithm -> SweepPoint? in
                 guard let m = results.matrix(algorithm: algorithm.identifier, test: test.id) else { return nil }

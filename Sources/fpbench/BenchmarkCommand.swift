@@ -31,7 +31,6 @@ struct BenchmarkCommand: ParsableCommand {
           fpbench benchmark --spec my-conditions.json           lengths, counts and conditions from a file
         """)
 
-    @Option(help: "Dataset with a catalog section (Datasets/NAME/manifest.json) or a manifest path.") var dataset = "catalog"
     @Option(parsing: .upToNextOption, help: "Algorithms (default: every built-in one; brute-force ones are skipped above bruteForceHourLimit hours).")
     var algorithms: [String] = []
     @Option(help: "A benchmark spec file (JSON): queryLengths, queriesPerLength, negativesPerLength, conditions, offsetTolerance, falsePositiveTarget, bruteForceHourLimit.")
@@ -44,15 +43,11 @@ struct BenchmarkCommand: ParsableCommand {
     var scaling = false
     @Option(help: "Also time Chromaprint's fpcalc on this many catalog tracks, the same files, as the peer for indexing speed (0: off).")
     var peerTracks = 0
-    @Option(help: "Seed for every random choice (tracks, offsets, noise, drift, delay).") var seed: UInt64 = 2013
     @Option(help: "Output folder.") var out = "runs/benchmark"
-    @Option(help: "Fingerprint cache folder.") var cache = ".fpbench-cache/fingerprints"
-    @Flag(help: "Do not read or write the fingerprint cache.") var noCache = false
-    @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
-    @OptionGroup var external: ExternalOption
+    @OptionGroup var options: RunOptions
 
     func run() throws {
-        let dataset = try validated { try Dataset.load(self.dataset) }
+        let dataset = try options.loadDataset(default: "catalog")
         var spec = try validated { try self.spec.map(BenchmarkSpec.load) ?? BenchmarkSpec() }
         if !lengths.isEmpty { spec.queryLengths = lengths }
         if let queries { spec.queriesPerLength = queries }
@@ -65,12 +60,11 @@ struct BenchmarkCommand: ParsableCommand {
             spec.conditions = spec.conditions.filter { conditions.contains($0.id) }
         }
         try validated { try spec.validate(path: "options") }
-        guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256") }
-        let chosen = try external.resolve(algorithms)
+        let chosen = try options.external.resolve(algorithms)
         let (results, costs) = try validated {
             var configuration = BenchmarkConfiguration(
-                dataset: dataset, algorithms: chosen, spec: spec, seed: seed, threads: threads,
-                cacheFolder: noCache ? nil : URL(fileURLWithPath: cache), showProgress: true, toolVersion: fpbenchVersion,
+                dataset: dataset, algorithms: chosen, spec: spec, seed: options.seed, threads: options.threads,
+                cacheFolder: options.cacheFolder, showProgress: true, toolVersion: fpbenchVersion,
                 scalingLength: scaling ? spec.queryLengths.max() : nil)
             configuration.peerTracks = max(0, peerTracks)
             return try Benchmark(configuration).run()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AudioIO
+import Evaluation
 import Foundation
 
 // Small helpers every command shares.
@@ -53,4 +54,40 @@ struct CPUClock {
         return seconds(RUSAGE_SELF) + seconds(RUSAGE_CHILDREN)
     }
     var elapsed: Double { CPUClock.now() - start }
+}
+
+/// The options every command that runs algorithms on a dataset shares: `run`, `sweep`,
+/// `compare-algorithms` and `benchmark`.
+struct RunOptions: ParsableArguments {
+    @Option(help: "Dataset name (Datasets/NAME/manifest.json) or a manifest path (default: default; catalog for benchmark).")
+    var dataset: String?
+    @Option(help: "Seed for every random choice (crops, tracks, offsets, noise, drift, delay).") var seed: UInt64 = 2013
+    @Option(help: "Fingerprint cache folder.") var cache = ".fpbench-cache/fingerprints"
+    @Flag(help: "Do not read or write the fingerprint cache.") var noCache = false
+    @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
+    @OptionGroup var external: ExternalOption
+
+    func validate() throws {
+        guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256, got \(threads)") }
+    }
+
+    func loadDataset(default name: String = "default") throws -> Dataset { try validated { try Dataset.load(dataset ?? name) } }
+
+    var cacheFolder: URL? { noCache ? nil : URL(fileURLWithPath: cache) }
+
+    /// A run of `algorithms` (all when empty) on `suite`.
+    func configuration(algorithms: [String], suite: Suite, keepAudioFolder: URL? = nil) throws -> RunConfiguration {
+        RunConfiguration(dataset: try loadDataset(), algorithms: try external.resolve(algorithms), suite: suite, seed: seed,
+                         threads: threads, cacheFolder: cacheFolder, keepAudioFolder: keepAudioFolder,
+                         showProgress: true, toolVersion: fpbenchVersion)
+    }
+}
+
+/// `--suite FILE` and `--tests ID...`: which tests to run.
+struct SuiteOptions: ParsableArguments {
+    @Option(name: .customLong("suite"), help: "A suite file (JSON); `\"extends\": \"thesis\"` adds to or overrides the built-in tests (README: suite files).")
+    var file: String?
+    @Option(parsing: .upToNextOption, help: "Test ids to run (default: all of the suite).") var tests: [String] = []
+
+    func load() throws -> Suite { try validated { try (file.map(Suite.load) ?? .thesis).selecting(tests) } }
 }

@@ -20,12 +20,9 @@ struct CompareAlgorithms: ParsableCommand {
     @Option(help: "The algorithm to compare against.") var baseline: String
     @Option(help: "The algorithm under test.") var candidate: String
     @Option(help: "Read this results.json instead of running.") var results: String?
-    @Option(help: "Dataset name or manifest path (when running).") var dataset = "default"
-    @Option(parsing: .upToNextOption, help: "Test ids (default: the whole thesis suite).") var tests: [String] = []
-    @Option(help: "Seed (when running).") var seed: UInt64 = 2013
-    @Option(help: "Fingerprint cache folder.") var cache = ".fpbench-cache/fingerprints"
+    @OptionGroup var suite: SuiteOptions
     @Option(help: "Also write the Markdown here.") var out: String?
-    @OptionGroup var external: ExternalOption
+    @OptionGroup var options: RunOptions
 
     func run() throws {
         let runResults: RunResults
@@ -36,11 +33,7 @@ struct CompareAlgorithms: ParsableCommand {
                 throw ValidationError("\(results) has no results for '\(id)'")
             }
         } else {
-            runResults = Runner(RunConfiguration(
-                dataset: try validated { try Dataset.load(dataset) }, algorithms: try external.resolve([baseline, candidate]),
-                suite: try validated { try Suite.thesis.selecting(tests) }, seed: seed,
-                threads: ProcessInfo.processInfo.activeProcessorCount, cacheFolder: URL(fileURLWithPath: cache),
-                keepAudioFolder: nil, showProgress: true, toolVersion: fpbenchVersion)).run()
+            runResults = Runner(try options.configuration(algorithms: [baseline, candidate], suite: try suite.load())).run()
             for failure in runResults.failures { printError("\(failure.item): \(failure.reason)") }
         }
         let markdown = algorithmComparisonMarkdown(runResults, baseline: baseline, candidate: candidate)

@@ -22,29 +22,19 @@ struct Run: ParsableCommand {
           fpbench run --external Algorithms/chromaprint-fpcalc.json   (adds Chromaprint's fpcalc to the tables)
         """)
 
-    @Option(help: "Dataset name (Datasets/NAME/manifest.json) or a manifest path.") var dataset = "default"
     @Option(parsing: .upToNextOption, help: "Algorithms to run (default: all; see `fpbench algorithms`).") var algorithms: [String] = []
-    @Option(parsing: .upToNextOption, help: "Test ids to run (default: all of the suite).") var tests: [String] = []
-    @Option(help: "A suite file (JSON); `\"extends\": \"thesis\"` adds to or overrides the built-in tests.") var suite: String?
-    @Option(help: "Seed for every random choice (crop offsets, noise, drift, delay).") var seed: UInt64 = 2013
+    @OptionGroup var suite: SuiteOptions
     @Option(help: "Output folder.") var out = "runs/latest"
-    @Option(help: "Fingerprint cache folder; --no-cache to disable.") var cache = ".fpbench-cache/fingerprints"
-    @Flag(help: "Do not read or write the fingerprint cache.") var noCache = false
-    @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
     @Flag(help: "Write each degraded query as WAV under OUT/queries/ so you can listen to it.") var keepAudio = false
-    @OptionGroup var external: ExternalOption
+    @OptionGroup var options: RunOptions
 
     func run() throws {
         let started = Date()
-        let dataset = try validated { try Dataset.load(self.dataset) }
-        let chosenSuite = try validated { try (suite.map(Suite.load) ?? .thesis).selecting(tests) }
-        let chosen = try external.resolve(algorithms)
         let outFolder = URL(fileURLWithPath: out)
-        let results = Runner(RunConfiguration(
-            dataset: dataset, algorithms: chosen, suite: chosenSuite, seed: seed, threads: max(1, threads),
-            cacheFolder: noCache ? nil : URL(fileURLWithPath: cache),
-            keepAudioFolder: keepAudio ? outFolder.appendingPathComponent("queries") : nil,
-            showProgress: true, toolVersion: fpbenchVersion)).run()
+        let configuration = try options.configuration(algorithms: algorithms, suite: try suite.load(),
+                                                       keepAudioFolder: keepAudio ? outFolder.appendingPathComponent("queries") : nil)
+        let chosen = configuration.algorithms, chosenSuite = configuration.suite
+        let results = Runner(configuration).run()
         try ReportWriter.write(results, to: outFolder)
         let seconds = Date().timeIntervalSince(started)
         FileHandle.standardError.write(Data(String(format: "fpbench run: %d algorithms × %d tests in %.1f s wall, %d failures, %d skipped\n",

@@ -12,26 +12,20 @@ struct SweepCommand: ParsableCommand {
 
     /// Options every sweep shares.
     struct Common: ParsableArguments {
-        @Option(help: "Dataset name or manifest path.") var dataset = "default"
         @Option(parsing: .upToNextOption, help: "Algorithms (default: all).") var algorithms: [String] = []
-        @Option(help: "Seed for crops and noise.") var seed: UInt64 = 2013
         @Option(help: "Bisection tolerance, in the level's unit.") var tolerance: Double?
-        @Option(help: "Fingerprint cache folder.") var cache = ".fpbench-cache/fingerprints"
-        @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
-        @OptionGroup var external: ExternalOption
+        @OptionGroup var options: RunOptions
         @Flag(help: "Crop on the thesis AFA's image grid (8,192 samples at 5,512 Hz), as the thesis's test 1 did.")
         var imageGrid = false
 
         func run(axis: SweepAxis, levels: [Double], thresholds: [Double], defaultTolerance: Double, out: String) throws {
             let started = Date()
-            let base = RunConfiguration(
-                dataset: try validated { try Dataset.load(dataset) }, algorithms: try external.resolve(algorithms), suite: .thesis, seed: seed, threads: max(1, threads), cacheFolder: URL(fileURLWithPath: cache),
-                keepAudioFolder: nil, showProgress: true, toolVersion: fpbenchVersion)
+            let base = try options.configuration(algorithms: algorithms, suite: .thesis)
             let sweep = SweepRunner(base: base, axis: axis, cropGrid: imageGrid ? 8192.0 / 5512 : nil)
             let (points, results) = sweep.evaluate(levels)
             let breaking = sweep.breakingPoints(points, thresholds: thresholds, tolerance: tolerance ?? defaultTolerance)
             let folder = URL(fileURLWithPath: out)
-            try SweepReport.write(.init(tool: fpbenchVersion, seed: seed, dataset: results.dataset.name, axis: axis.label,
+            try SweepReport.write(.init(tool: fpbenchVersion, seed: options.seed, dataset: results.dataset.name, axis: axis.label,
                                         points: points, breakingPoints: breaking, failures: results.failures.count), to: folder)
             FileHandle.standardError.write(Data(String(format: "fpbench sweep: %d levels × %d algorithms in %.1f s wall\n",
                                                        levels.count, base.algorithms.count, Date().timeIntervalSince(started)).utf8))
