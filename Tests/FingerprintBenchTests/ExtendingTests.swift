@@ -64,3 +64,19 @@ import Testing
         #expect(markdown.contains("- t: miss → hit: b; hit → miss: a"))
     }
 }
+
+@Suite struct ProvenanceTests {
+    @Test func aChangedValueIsMarkedWithItsCitedDefaultAndChangesTheCacheKey() {
+        var parameters = Constellation.Parameters()
+        parameters.fanOut = 10
+        let changed = Constellation(parameters: parameters).profile
+        let fanOut = changed.parameters.first { $0.name == "fanOut" }
+        #expect(fanOut?.value == "10")
+        #expect(fanOut?.source.hasPrefix("changed from the default (cited value: 3, audfprint") == true)
+        #expect(changed.parameters.filter { $0.source.hasPrefix("changed") }.map(\.name) == ["fanOut"])
+        for algorithm in AlgorithmRegistry.all {
+            #expect(!algorithm.profile.parameters.contains { $0.source.hasPrefix("changed") }, "\(algorithm.identifier)")
+        }
+        #expect(changed.key != Constellation().profile.key)
+    }
+}

@@ -4,8 +4,8 @@ import DSP
 /// Waveprint (Baluja & Covell 2008) with SoundFingerprinting's published defaults: Haar wavelets of
 /// spectral images, the top 200 kept with their positions, min-hashed and split into LSH tables;
 /// matches are LSH votes aligned by time offset.
-public struct Waveprint: FingerprintAlgorithm {
-    public struct Parameters: Sendable, Codable, Equatable {
+public struct Waveprint: FingerprintAlgorithm, Parameterized {
+    public struct Parameters: AlgorithmParameters {
         public var sampleRate = 5512.0
         public var frameSize = 2048
         public var hop = 64
@@ -54,7 +54,8 @@ public struct Waveprint: FingerprintAlgorithm {
                                   rows: p.imageRows)
     }
 
-    public var profile: Profile {
+    /// Every parameter with its source (the profile marks values changed from the defaults).
+    public func describe() -> Profile {
         let p = parameters, sf = Citation.soundFingerprinting, bc = Citation.balujaCovell
         return Profile([
             Parameter("sampleRate", p.sampleRate, source: "\(sf): 5,512 Hz (\(bc) §3)"),

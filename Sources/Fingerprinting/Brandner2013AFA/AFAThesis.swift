@@ -3,8 +3,8 @@ import DSP
 
 /// The thesis's Audio Fingerprinting Algorithm (LBAudioDetective, after Baluja & Covell), faithful
 /// to the thesis including its rank-order sign quirk (see `RankOrderSignEncoder`).
-public struct AFAThesis: FingerprintAlgorithm {
-    public struct Parameters: Sendable, Codable, Equatable {
+public struct AFAThesis: FingerprintAlgorithm, Parameterized {
+    public struct Parameters: AlgorithmParameters {
         public var sampleRate = 5512.0
         public var frameSize = 2048
         public var hop = 64
@@ -28,7 +28,8 @@ public struct AFAThesis: FingerprintAlgorithm {
     /// Seconds between the starts of consecutive (non-overlapping) images: 128 × 64 / 5,512 ≈ 1.486 s.
     var imageDuration: Double { Double(parameters.imageRows * parameters.hop) / sampleRate }
 
-    public var profile: Profile {
+    /// Every parameter with its source (the profile marks values changed from the defaults).
+    public func describe() -> Profile {
         let p = parameters
         return Profile([
             Parameter("sampleRate", p.sampleRate, source: "\(Citation.thesis), AFA: mono, resampled to 5,512 Hz"),

@@ -2,8 +2,8 @@ import AudioIO
 
 /// The thesis's naive baseline, the Melody Analyzing Algorithm: per window, the loudest frequency in each
 /// of five equal ranges; windows compared index by index, with no alignment (Brandner 2013).
-public struct MelodyAnalyzing: FingerprintAlgorithm {
-    public struct Parameters: Sendable, Codable, Equatable {
+public struct MelodyAnalyzing: FingerprintAlgorithm, Parameterized {
+    public struct Parameters: AlgorithmParameters {
         /// The thesis records at 44.1 kHz.
         public var sampleRate = 44_100.0
         /// The thesis says "512 KB"; read as 512 samples (11.6 ms), the only reading that gives windows at all.
@@ -26,7 +26,8 @@ public struct MelodyAnalyzing: FingerprintAlgorithm {
     public var rawFigureName: String { "matching windows" }
     public var offsetResolution: Double? { nil }
 
-    public var profile: Profile {
+    /// Every parameter with its source (the profile marks values changed from the defaults).
+    public func describe() -> Profile {
         Profile([
             Parameter("sampleRate", parameters.sampleRate, source: "\(Citation.thesis), MAA: recordings at 44.1 kHz"),
             Parameter("windowSize", parameters.windowSize,

@@ -4,8 +4,8 @@ import DSP
 
 /// The worked example of README.md, "Adding an algorithm": a 12-bin chroma per frame (the pitch-class
 /// energy profile Chromaprint starts from), compared by mean cosine similarity at the best alignment.
-public struct ChromaBaseline: FingerprintAlgorithm {
-    public struct Parameters: Sendable, Codable, Equatable {
+public struct ChromaBaseline: FingerprintAlgorithm, Parameterized {
+    public struct Parameters: AlgorithmParameters {
         public var sampleRate = 11_025.0
         public var frameSize = 4096
         public var hop = 1366
@@ -26,7 +26,8 @@ public struct ChromaBaseline: FingerprintAlgorithm {
     public var rawFigureName: String { "mean cosine similarity" }
     public var offsetResolution: Double? { Double(parameters.hop) / sampleRate }
 
-    public var profile: Profile {
+    /// Every parameter with its source (the profile marks values changed from the defaults).
+    public func describe() -> Profile {
         let p = parameters
         return Profile([
             Parameter("sampleRate", p.sampleRate, source: "Chromaprint: 11,025 Hz"),

@@ -21,6 +21,32 @@ public struct Profile: Sendable, Codable, Equatable {
 
     /// A stable one-line rendering: "name=value;name=value".
     public var key: String { parameters.map { "\($0.name)=\($0.value)" }.joined(separator: ";") }
+
+    /// The same profile, each value that differs from `defaults` marked, its citation kept beside the
+    /// cited value, so a changed value never carries the old citation as if it were its own.
+    public func marked(against defaults: Profile) -> Profile {
+        Profile(parameters.map { parameter in
+            guard let cited = defaults.parameters.first(where: { $0.name == parameter.name }), cited.value != parameter.value else { return parameter }
+            return Parameter(parameter.name, parameter.value, source: "changed from the default (cited value: \(cited.value), \(cited.source))")
+        })
+    }
+}
+
+/// An algorithm's parameter set: a value type whose `init()` holds the published defaults.
+public protocol AlgorithmParameters: Sendable, Codable, Equatable {
+    init()
+}
+
+/// An algorithm built from `Parameters`, describing each value with its source.
+public protocol Parameterized {
+    associatedtype Parameters: AlgorithmParameters
+    init(parameters: Parameters)
+    func describe() -> Profile
+}
+
+extension FingerprintAlgorithm where Self: Parameterized {
+    /// `describe()`, with every value that differs from the defaults marked as changed.
+    public var profile: Profile { describe().marked(against: Self(parameters: Parameters()).describe()) }
 }
 
 /// Where the values come from; one constant per document so citations read the same everywhere.

@@ -3,8 +3,8 @@ import DSP
 
 /// The Philips robust hash (Haitsma & Kalker 2002): 32 bits per frame from the signs of energy
 /// differences across 33 bands and consecutive frames; compared by bit-error rate at the best alignment.
-public struct HaitsmaKalker: FingerprintAlgorithm {
-    public struct Parameters: Sendable, Codable, Equatable {
+public struct HaitsmaKalker: FingerprintAlgorithm, Parameterized {
+    public struct Parameters: AlgorithmParameters {
         public var sampleRate = 5512.0
         public var frameSize = 2048
         public var hop = 64
@@ -28,7 +28,8 @@ public struct HaitsmaKalker: FingerprintAlgorithm {
     public var minimumDuration: Double { Double(parameters.frameSize + parameters.hop) / sampleRate }
     var frameDuration: Double { Double(parameters.hop) / sampleRate }
 
-    public var profile: Profile {
+    /// Every parameter with its source (the profile marks values changed from the defaults).
+    public func describe() -> Profile {
         let p = parameters, hk = Citation.haitsmaKalker
         return Profile([
             Parameter("sampleRate", p.sampleRate, source: "\(hk), §4.2: audio downsampled to 5 kHz (5,512 Hz as in the reference implementations)"),

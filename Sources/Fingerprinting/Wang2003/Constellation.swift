@@ -4,8 +4,8 @@ import DSP
 /// Shazam-style constellation hashing (Wang 2003): spectrogram peaks, anchor-target pairs hashed as
 /// (f1, df, dt), matched by a histogram of time offsets. Where the paper gives no number, audfprint's
 /// published defaults are used.
-public struct Constellation: FingerprintAlgorithm {
-    public struct Parameters: Sendable, Codable, Equatable {
+public struct Constellation: FingerprintAlgorithm, Parameterized {
+    public struct Parameters: AlgorithmParameters {
         public var sampleRate = 11_025.0
         public var fftSize = 512
         public var hop = 256
@@ -38,7 +38,8 @@ public struct Constellation: FingerprintAlgorithm {
     public var minimumDuration: Double { Double(parameters.fftSize + parameters.hop * parameters.minimumTimeDelta) / sampleRate }
     var frameDuration: Double { Double(parameters.hop) / sampleRate }
 
-    public var profile: Profile {
+    /// Every parameter with its source (the profile marks values changed from the defaults).
+    public func describe() -> Profile {
         let p = parameters, a = Citation.audfprint, w = Citation.wang
         return Profile([
             Parameter("sampleRate", p.sampleRate, source: "\(a): 11,025 Hz (\(w) gives 8 kHz)"),
