@@ -85,7 +85,8 @@ public enum BenchmarkReport {
             series.append((algorithm, points))
         }
         return Figures.lineChart(title: "Correct top-1 against false positives, \(g(length)) s queries (all conditions)",
-                                 xLabel: "false positives on negative queries (%)", yLabel: "correct top-1 (%)", series: series)
+                                 xLabel: "false positives on negative queries (%)", yLabel: "correct top-1 (%)",
+                                 xTicks: stride(from: 0.0, through: 100, by: 10).map { $0 }, series: series)
     }
 
     static func scalingFigure(_ costs: BenchmarkCosts) -> String {
@@ -93,7 +94,7 @@ public enum BenchmarkReport {
         let top = costs.scaling.map(\.searchMilliseconds.median).max() ?? 1
         return Figures.lineChart(title: "Search time against catalog size (median per query)", xLabel: "catalog hours",
                                  yLabel: "search CPU time (ms)", yMaximum: max(1, (top * 1.2).rounded(.up)),
-                                 series: groups.map { ($0.key, $0.value.map { ($0.hours, $0.searchMilliseconds.median) }) })
+                                 series: groups.map { ($0.key, $0.value.map { (($0.hours * 10).rounded() / 10, $0.searchMilliseconds.median) }) })
     }
 
     static func summary(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, costs: BenchmarkCosts?) -> String {

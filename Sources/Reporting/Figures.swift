@@ -12,8 +12,9 @@ public enum Figures {
 
     static func number(_ value: Double) -> String { String(format: "%.1f", value) }
 
-    /// A line chart, one series per algorithm; y from 0 to `yMaximum`.
-    public static func lineChart(title: String, xLabel: String, yLabel: String, yMaximum: Double = 100,
+    /// A line chart, one series per algorithm; y from 0 to `yMaximum`; x labelled at `xTicks`, or at
+    /// every x a series has.
+    public static func lineChart(title: String, xLabel: String, yLabel: String, yMaximum: Double = 100, xTicks: [Double]? = nil,
                                  series: [(name: String, points: [(x: Double, y: Double)])]) -> String {
         let width = 720.0, height = 440.0, left = 70.0, right = 190.0, top = 40.0, bottom = 60.0
         let xs = series.flatMap { $0.points.map(\.x) }
@@ -31,7 +32,7 @@ public enum Figures {
             svg += "<line x1=\"\(number(left))\" y1=\"\(number(py(y)))\" x2=\"\(number(width - right))\" y2=\"\(number(py(y)))\" stroke=\"#ddd\"/>\n"
             svg += "<text x=\"\(number(left - 6))\" y=\"\(number(py(y) + 4))\" text-anchor=\"end\">\(String(format: "%g", y))</text>\n"
         }
-        for x in Array(Set(xs)).sorted() {
+        for x in xTicks ?? Array(Set(xs)).sorted() {
             svg += "<text x=\"\(number(px(x)))\" y=\"\(number(height - bottom + 16))\" text-anchor=\"middle\">\(String(format: "%g", x))</text>\n"
         }
         svg += "<line x1=\"\(number(left))\" y1=\"\(number(height - bottom))\" x2=\"\(number(width - right))\" y2=\"\(number(height - bottom))\" stroke=\"black\"/>\n"
