@@ -63,9 +63,24 @@ public struct RunResults: Sendable, Codable, Equatable {
         public var mebibytesPerHour: Double { referenceSeconds > 0 ? Double(bytes) / 1_048_576 / (referenceSeconds / 3600) : 0 }
     }
 
+    /// Something that failed or was left out: `item` and `reason` in words, and which algorithm, test,
+    /// source or file it concerns, where that is known (for filtering a long list).
     public struct Problem: Sendable, Codable, Equatable {
         public var item: String
         public var reason: String
+        public var algorithm: String?
+        public var test: String?
+        public var source: String?
+        public var file: String?
+
+        public init(item: String, reason: String, algorithm: String? = nil, test: String? = nil, source: String? = nil, file: String? = nil) {
+            self.item = item
+            self.reason = reason
+            self.algorithm = algorithm
+            self.test = test
+            self.source = source
+            self.file = file
+        }
     }
 
     public var tool: Tool

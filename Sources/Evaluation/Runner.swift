@@ -54,8 +54,12 @@ public struct Runner {
     struct Problems {
         var failures: [RunResults.Problem] = []
         var skipped: [RunResults.Problem] = []
-        mutating func fail(_ item: String, _ reason: String) { failures.append(.init(item: item, reason: reason)) }
-        mutating func skip(_ item: String, _ reason: String) { skipped.append(.init(item: item, reason: reason)) }
+        mutating func fail(_ item: String, _ reason: String, algorithm: String? = nil, test: String? = nil, source: String? = nil, file: String? = nil) {
+            failures.append(.init(item: item, reason: reason, algorithm: algorithm, test: test, source: source, file: file))
+        }
+        mutating func skip(_ item: String, _ reason: String, test: String? = nil, source: String? = nil) {
+            skipped.append(.init(item: item, reason: reason, test: test, source: source))
+        }
     }
 
     /// One test's queries: their records and their degraded audio (nil where making it failed).
@@ -71,7 +75,7 @@ public struct Runner {
         let audio = decodeExcerpts(progress: progress, problems: &problems)
         let sources = c.dataset.manifest.sources.filter { source in
             if audio[source.reference] != nil { return true }
-            problems.fail("source \(source.id)", "its reference could not be read; left out of every test")
+            problems.fail("source \(source.id)", "its reference could not be read; left out of every test", source: source.id, file: source.reference.file)
             return false
         }
         let recordings = loadRecordings(&problems)
@@ -101,7 +105,7 @@ public struct Runner {
         for (excerpt, result) in decoded {
             switch result {
             case .success(let a): audio[excerpt] = a
-            case .failure(let error): problems.fail(excerpt.file, "\(error)")
+            case .failure(let error): problems.fail(excerpt.file, "\(error)", file: excerpt.file)
             }
         }
         return audio
@@ -119,12 +123,12 @@ public struct Runner {
             let path = named.first { $0.id == id }.map { c.dataset.path($0.file) } ?? (FileManager.default.fileExists(atPath: id) ? id : nil)
             guard let path else { continue }
             do { recordings[id] = try AudioReader.read(path, sampleRate: Self.workingRate) } catch {
-                problems.fail(id, "\(error); stages that use it are left out")
+                problems.fail(id, "\(error); stages that use it are left out", file: path)
             }
         }
         for test in c.suite.tests {
-            for id in test.recipe.recordings where recordings[id] == nil {
-                problems.skip(test.id, "'\(id)' is not in the dataset (nor a readable file): the stage that uses it is left out")
+            for id in test.recipe.optionalRecordings where recordings[id] == nil {
+                problems.skip(test.id, "'\(id)' is not in the dataset (nor a readable file): the stage that uses it is left out", test: test.id)
             }
         }
         return recordings
@@ -141,12 +145,13 @@ public struct Runner {
                 let item = "\(test.id)/\(source.id)"
                 do {
                     switch try planner.plan(test, source: source, excerptDuration: { audio[$0]?.duration ?? 0 }) {
-                    case .planned(let plan) where audio[plan.excerpt] == nil: problems.fail(item, "\(plan.excerpt.file) could not be read")
+                    case .planned(let plan) where audio[plan.excerpt] == nil:
+                        problems.fail(item, "\(plan.excerpt.file) could not be read", test: test.id, source: source.id, file: plan.excerpt.file)
                     case .planned(let plan): planned.append((source, plan))
-                    case .skipped(let reason): problems.skip(item, reason)
+                    case .skipped(let reason): problems.skip(item, reason, test: test.id, source: source.id)
                     }
                 } catch {
-                    problems.fail(item, "\(error)")
+                    problems.fail(item, "\(error)", test: test.id, source: source.id)
                 }
             }
             let made = parallelMap(planned.count, threads: c.threads) { i -> Result<Audio, Error> in
@@ -162,7 +167,7 @@ public struct Runner {
                     keep(query, test: test.id, source: source.id, problems: &problems)
                 case .failure(let error):
                     result.audio.append(nil)
-                    problems.fail("\(test.id)/\(source.id)", "degradation failed: \(error)")
+                    problems.fail("\(test.id)/\(source.id)", "degradation failed: \(error)", test: test.id, source: source.id)
                 }
             }
             return result
@@ -276,7 +281,7 @@ public struct Runner {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try AudioWriter.write(query, to: folder.appendingPathComponent("\(source).wav").path)
         } catch {
-            problems.fail("keep-audio \(test)/\(source)", "\(error)")
+            problems.fail("keep-audio \(test)/\(source)", "\(error)", test: test, source: source)
         }
     }
 }
@@ -310,13 +315,16 @@ struct PrintTable {
         for (job, result) in results.enumerated() {
             guard case .failure(let error)? = result else { continue }
             let algorithm = job / items.count
-            let name: String
+            let id = algorithms[algorithm].identifier
             switch items[job % items.count] {
-            case .reference(let r): name = "reference \(sources[r].id)"
-            case .query(let t, let row): name = "query \(tests[t].record.definition.id)/\(tests[t].record.queries[row].source)"
-            case .distractor(let d): name = "distractor \(distractors[d].file)"
+            case .reference(let r):
+                problems.fail("\(id): reference \(sources[r].id)", "\(error)", algorithm: id, source: sources[r].id, file: sources[r].reference.file)
+            case .query(let t, let row):
+                let test = tests[t].record.definition.id, source = tests[t].record.queries[row].source
+                problems.fail("\(id): query \(test)/\(source)", "\(error)", algorithm: id, test: test, source: source)
+            case .distractor(let d):
+                problems.fail("\(id): distractor \(distractors[d].file)", "\(error)", algorithm: id, file: distractors[d].file)
             }
-            problems.fail("\(algorithms[algorithm].identifier): \(name)", "\(error)")
         }
     }
 }

@@ -19,6 +19,7 @@ struct SweepCommand: ParsableCommand {
         var imageGrid = false
 
         func run(axis: SweepAxis, levels: [Double], thresholds: [Double], defaultTolerance: Double, out: String) throws {
+            if let tolerance, !(tolerance.isFinite && tolerance > 0) { throw ValidationError("--tolerance must be a positive number, got \(tolerance)") }
             let started = Date()
             let base = try options.configuration(algorithms: algorithms, suite: .thesis)
             let sweep = SweepRunner(base: base, axis: axis, cropGrid: imageGrid ? 8192.0 / 5512 : nil)
@@ -48,19 +49,25 @@ struct SweepCommand: ParsableCommand {
             """)
 
         @OptionGroup var common: Common
-        @Option(help: "dbfs (peak level) or snr.") var unit: String = "dbfs"
-        @Option(help: "First level.") var from: Double?
-        @Option(help: "Last level.") var to: Double?
+        @Option(help: "dbfs (peak level) or snr.") var unit: SweepAxis.NoiseUnit = .dbfs
+        @Option(parsing: .unconditional, help: "First level (negative values welcome: --from -48).") var from: Double?
+        @Option(parsing: .unconditional, help: "Last level (--to -6).") var to: Double?
         @Option(help: "Step between levels (positive).") var step: Double?
         @Option(help: "white, gaussian, pink, babble, or an audio file.") var kind = "white"
         @Option(help: "Output folder.") var out = "runs/sweep-noise"
 
         func run() throws {
-            guard let noiseUnit = SweepAxis.NoiseUnit(rawValue: unit) else { throw ValidationError("--unit is dbfs or snr") }
             let kinds = ["white": "white-uniform", "gaussian": "white-gaussian", "pink": "pink"]
-            let first = from ?? (noiseUnit == .dbfs ? -48 : 30), last = to ?? (noiseUnit == .dbfs ? 0 : -6)
-            let levels = try grid(from: first, to: last, step: step ?? (noiseUnit == .dbfs ? 4 : 3))
-            try common.run(axis: .noise(kind: NoiseSource(kinds[kind] ?? kind), unit: noiseUnit), levels: levels, thresholds: [0.9, 0.5],
+            let source = NoiseSource(kinds[kind] ?? kind)
+            if let id = source.recording {
+                let dataset = try common.options.loadDataset()
+                guard dataset.manifest.noises.contains(where: { $0.id == id }) || FileManager.default.fileExists(atPath: id) else {
+                    throw ValidationError("--kind \(id): not white, gaussian, pink, a noise of the dataset (\(dataset.manifest.noises.map(\.id).joined(separator: ", "))) or an audio file")
+                }
+            }
+            let first = from ?? (unit == .dbfs ? -48 : 30), last = to ?? (unit == .dbfs ? 0 : -6)
+            let levels = try grid(from: first, to: last, step: step ?? (unit == .dbfs ? 4 : 3))
+            try common.run(axis: .noise(kind: source, unit: unit), levels: levels, thresholds: [0.9, 0.5],
                            defaultTolerance: 0.5, out: out)
         }
     }
@@ -71,21 +78,31 @@ struct SweepCommand: ParsableCommand {
             discussion: "Example: fpbench sweep length --algorithms haitsma-kalker constellation")
 
         @OptionGroup var common: Common
-        @Option(help: "Shortest query, seconds.") var from: Double = 0.5
-        @Option(help: "Longest query, seconds (at most the 9 s references).") var to: Double = 8
+        @Option(parsing: .unconditional, help: "Shortest query, seconds.") var from: Double = 0.5
+        @Option(parsing: .unconditional, help: "Longest query, seconds (at most the 9 s references).") var to: Double = 8
         @Option(help: "Step, seconds.") var step: Double = 0.5
         @Option(help: "Output folder.") var out = "runs/sweep-length"
 
         func run() throws {
+            guard from > 0 else { throw ValidationError("--from must be above 0 s, got \(from)") }
             try common.run(axis: .queryLength, levels: try grid(from: from, to: to, step: step), thresholds: [0.9],
                            defaultTolerance: 0.05, out: out)
         }
     }
 }
 
-/// Levels from `from` to `to` (either direction) every `step`.
-func grid(from: Double, to: Double, step: Double) throws -> [Double] {
-    guard step > 0 else { throw ValidationError("--step must be positive") }
-    let count = Int((abs(to - from) / step + 1e-9).rounded(.down))
+/// Levels from `from` to `to` (either direction) every `step`: at most `maximumLevels` of them.
+func grid(from: Double, to: Double, step: Double, maximumLevels: Int = 1000) throws -> [Double] {
+    guard from.isFinite, to.isFinite, abs(from) < 1e6, abs(to) < 1e6 else {
+        throw ValidationError("--from and --to must be finite numbers of reasonable size, got \(from) and \(to)")
+    }
+    guard step.isFinite, step > 0 else { throw ValidationError("--step must be a positive number, got \(step)") }
+    let span = abs(to - from) / step
+    guard span < Double(maximumLevels) else {
+        throw ValidationError("--from \(from) --to \(to) --step \(step) makes \(String(format: "%.3g", span + 1)) levels; at most \(maximumLevels)")
+    }
+    let count = Int((span + 1e-9).rounded(.down))
     return (0...count).map { from + Double($0) * step * (to >= from ? 1 : -1) }
 }
+
+extension SweepAxis.NoiseUnit: ExpressibleByArgument {}

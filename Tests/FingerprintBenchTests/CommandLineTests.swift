@@ -44,4 +44,20 @@ final class CommandLineTests: XCTestCase {
         XCTAssertNotEqual(result.status, 0)
         XCTAssertTrue(result.errors.contains("unknown algorithm 'nope'"), result.errors)
     }
+
+    func testSweepTakesNegativeLevelsAndRefusesBadGrids() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        let sweep = try fpbench(["sweep", "noise", "--dataset", "ci", "--algorithms", "chroma-baseline", "--from", "-40", "--to", "-30",
+                                 "--step", "10", "--out", out.path, "--no-cache"])
+        XCTAssertEqual(sweep.status, 0, sweep.errors)
+        XCTAssertTrue(try String(contentsOf: out.appendingPathComponent("sweep.md"), encoding: .utf8).contains("-40"))
+        for (arguments, message) in [(["--step", "1e-300"], "at most 1000"), (["--from", "nan"], "finite"), (["--to", "inf"], "finite"),
+                                     (["--tolerance", "0"], "--tolerance must be a positive number"), (["--kind", "nothing"], "--kind nothing"),
+                                     (["--unit", "db"], "'dbfs' and 'snr'")] {
+            let result = try fpbench(["sweep", "noise", "--dataset", "ci"] + arguments)
+            XCTAssertNotEqual(result.status, 0, "\(arguments)")
+            XCTAssertTrue(result.errors.contains(message), "\(arguments): \(result.errors)")
+            XCTAssertFalse(result.errors.contains("Backtrac"), "\(arguments) crashed")
+        }
+    }
 }

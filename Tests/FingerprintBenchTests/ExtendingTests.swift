@@ -9,7 +9,7 @@ import Testing
     /// A real external process standing in for fpcalc: `od` prints the WAV's bytes as unsigned 32-bit words.
     func configuration(command: [String]) -> ExternalAlgorithm.Configuration {
         ExternalAlgorithm.Configuration(identifier: "od-words", displayName: "od as a fingerprinter", sampleRate: 8000,
-                                        command: command, output: "words", compare: "bit-error-rate", wordDuration: 0.0005,
+                                        command: command, output: .words, compare: .bitErrorRate, wordDuration: 0.0005,
                                         minimumDuration: 0.1, berThreshold: 0.35, install: "coreutils", parameters: [])
     }
 

@@ -82,7 +82,7 @@ public struct Benchmark {
         progress.start("indexing", total: tracks.count)
         let indexed = indexCatalog(tracks, algorithms: algorithms, progress: progress)
         let peer = c.peerTracks > 0 ? PeerTiming.fpcalc(tracks.prefix(c.peerTracks).map(c.dataset.path)) : nil
-        for (t, failure) in indexed.failures { failures.append(.init(item: "catalog \(tracks[t])", reason: failure)) }
+        for (t, failure) in indexed.failures { failures.append(.init(item: "catalog \(tracks[t])", reason: failure, file: tracks[t])) }
         var catalogs: [Catalog] = [], buildSeconds: [Double] = []
         for a in algorithms.indices {
             let clock = ContinuousClock.now
@@ -112,7 +112,11 @@ public struct Benchmark {
             algorithms: algorithms.indices.map { .init(identifier: algorithms[$0].identifier, displayName: algorithms[$0].displayName,
                                                        profile: algorithms[$0].profile, search: catalogs[$0].isIndexed ? "index" : "brute force") },
             queries: queries, answers: outcomes.flatMap(\.answers), skipped: skipped, failures: failures)
-        for answer in results.answers { if let f = answer.failure { results.failures.append(.init(item: "\(answer.algorithm): query \(answer.query)/\(answer.condition)", reason: f)) } }
+        for answer in results.answers {
+            guard let reason = answer.failure else { continue }
+            results.failures.append(.init(item: "\(answer.algorithm): query \(answer.query)/\(answer.condition)", reason: reason,
+                                          algorithm: answer.algorithm, test: answer.condition))
+        }
 
         // Phase 5: scaling, then costs.
         let scaling = c.scalingLength.map { scalingCurve(length: $0, queries: queries, outcomes: outcomes, tracks: tracks,
@@ -149,7 +153,7 @@ public struct Benchmark {
             do {
                 durations.append(try AudioReader.duration(configuration.dataset.path(file)))
                 kept.append(file)
-            } catch { failures.append(.init(item: file, reason: "\(error); left out of the benchmark")) }
+            } catch { failures.append(.init(item: file, reason: "\(error); left out of the benchmark", file: file)) }
         }
         return (kept, durations)
     }

@@ -1,3 +1,4 @@
+import Fingerprinting
 import Degradation
 import Foundation
 

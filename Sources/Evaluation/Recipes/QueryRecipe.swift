@@ -17,6 +17,9 @@ public protocol QueryRecipe: Sendable, Codable, Equatable {
     var cropStream: String { get }
     /// Dataset recordings (noises, impulse responses) the stages use.
     var recordings: [String] { get }
+    /// Those of `recordings` whose stage is left out (and said so) when the dataset lacks them; a
+    /// missing one of the others fails the query.
+    var optionalRecordings: [String] { get }
     /// The stages after the crop; `random` is the query's own seeded generator for drawn parameters.
     func stages(_ planner: QueryPlanner, random: SeededNoise) throws -> [any Degradation]
     /// Whether the queries stand in for something the harness cannot do for real (test 4's playback).
@@ -28,6 +31,7 @@ extension QueryRecipe {
     public var missingExcerpt: String { "no recording to cut from" }
     public var cropStream: String { "crop" }
     public var recordings: [String] { [] }
+    public var optionalRecordings: [String] { [] }
     public func stages(_ planner: QueryPlanner, random: SeededNoise) throws -> [any Degradation] { [] }
     public var simulated: Bool { false }
 

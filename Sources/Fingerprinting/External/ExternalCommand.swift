@@ -12,9 +12,8 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
         public var displayName: String
         public var sampleRate: Double
         public var command: [String]
-        public var output: String
-        /// The only built-in metric so far: "bit-error-rate" (over 32-bit words at the best alignment).
-        public var compare: String
+        public var output: OutputFormat
+        public var compare: Metric
         /// Seconds of audio per word, for offsets.
         public var wordDuration: Double
         public var minimumDuration: Double
@@ -25,14 +24,24 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
         public var parameters: [Parameter]
     }
 
+    /// How the command prints its words.
+    public enum OutputFormat: String, Sendable, Codable {
+        /// Separated by commas or white space.
+        case words
+        /// `{"words": [...]}`.
+        case json
+    }
+
+    /// The built-in metrics; the only one so far compares 32-bit words by bit-error rate at the best alignment.
+    public enum Metric: String, Sendable, Codable {
+        case bitErrorRate = "bit-error-rate"
+    }
+
     public let configuration: Configuration
 
     public init(configuration: Configuration) throws {
         guard configuration.command.contains("{input}") else {
             throw ExternalCommandError(command: configuration.command, reason: "the command must contain {input}")
-        }
-        guard ["words", "json"].contains(configuration.output), configuration.compare == "bit-error-rate" else {
-            throw ExternalCommandError(command: configuration.command, reason: "output must be words or json, compare must be bit-error-rate")
         }
         self.configuration = configuration
     }
@@ -43,7 +52,7 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
             throw ExternalCommandError(command: [path], reason: "no such configuration file")
         }
         do { return try ExternalAlgorithm(configuration: JSONDecoder().decode(Configuration.self, from: data)) } catch let error as DecodingError {
-            throw ExternalCommandError(command: [path], reason: "broken configuration: \(error)")
+            throw ExternalCommandError(command: [path], reason: "broken configuration: \(explain(error))")
         }
     }
 
@@ -56,7 +65,7 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
     public var profile: Profile {
         Profile(configuration.parameters + [
             Parameter("command", configuration.command.joined(separator: " "), source: "external configuration"),
-            Parameter("compare", "\(configuration.compare) at the best alignment, match below \(configuration.berThreshold)",
+            Parameter("compare", "\(configuration.compare.rawValue) at the best alignment, match below \(configuration.berThreshold)",
                       source: "external configuration; the metric is built in"),
         ])
     }
@@ -103,7 +112,7 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
     }
 
     private func parse(_ data: Data) throws -> [UInt32] {
-        if configuration.output == "json" {
+        if configuration.output == .json {
             struct Words: Decodable { var words: [UInt32] }
             guard let decoded = try? JSONDecoder().decode(Words.self, from: data) else {
                 throw ExternalCommandError(command: configuration.command, reason: "output is not JSON {\"words\": [...]}")
