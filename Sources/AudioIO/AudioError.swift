@@ -8,11 +8,13 @@ public enum AudioError: Error, Equatable, CustomStringConvertible {
     case windowOutOfRange(path: String, window: TimeWindow, fileDuration: Double)
     case writeFailed(path: String, reason: String)
     case resampler(path: String, reason: String)
+    /// Decoding stopped at `at` seconds where the header or the requested window says `stated`.
+    case truncated(path: String, at: Double, stated: Double)
 
     public var path: String {
         switch self {
         case .missing(let p), .unsupported(let p, _), .unreadable(let p, _), .empty(let p),
-             .nonFinite(let p, _), .windowOutOfRange(let p, _, _), .writeFailed(let p, _), .resampler(let p, _):
+             .nonFinite(let p, _), .windowOutOfRange(let p, _, _), .writeFailed(let p, _), .resampler(let p, _), .truncated(let p, _, _):
             return p
         }
     }
@@ -24,10 +26,14 @@ public enum AudioError: Error, Equatable, CustomStringConvertible {
         case .unreadable(_, let r): return "unreadable: \(r)"
         case .empty: return "no audio frames (empty file)"
         case .nonFinite(_, let frame): return "non-finite sample (NaN or infinity) at frame \(frame)"
+        case .windowOutOfRange(_, let w, _) where !(w.start.isFinite && w.duration.isFinite && w.start >= 0 && w.duration > 0 && w.start + w.duration <= 86_400):
+            return "window \(w) is not a window: the start must be 0 or more, the duration above 0, both finite and within a day"
         case .windowOutOfRange(_, let w, let d):
             return "window \(w) does not fit in the file's \(String(format: "%.3f", d)) s (too short)"
         case .writeFailed(_, let r): return "cannot write: \(r)"
         case .resampler(_, let r): return "resampler failed: \(r)"
+        case .truncated(_, let at, let stated):
+            return String(format: "truncated at %.3f s: the audio stops there, where %.3f s were expected (a damaged or cut file)", at, stated)
         }
     }
 

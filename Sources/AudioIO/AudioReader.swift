@@ -6,7 +6,10 @@ public struct AudioFileInfo: Sendable {
     public var format: String
     public var channels: Int
     public var sampleRate: Double
+    /// Frames that decode.
     public var frames: Int
+    /// Frames the header states (nil: none); differs from `frames` for a damaged file.
+    public var headerFrames: Int?
     public var peakDBFS: Double
     public var rmsDBFS: Double
     public var duration: Double { Double(frames) / sampleRate }
@@ -15,27 +18,38 @@ public struct AudioFileInfo: Sendable {
 /// Decodes audio files (WAV, FLAC, OGG/Vorbis, Opus, MP3 via libsndfile) into mono Float32
 /// at a requested rate, block by block, resampling as a stream (soxr).
 public enum AudioReader {
+    /// Seconds a whole file may decode short of its header's length (never padded: the audio is what decodes).
+    public static let headerSlack = 0.25
+
     /// Reads `path` (optionally only `window`) as mono, resampled to `sampleRate` (nil keeps the file's rate).
     /// Mixdown is the mean of the channels.
     public static func read(_ path: String, sampleRate: Double? = nil, window: TimeWindow? = nil) throws -> Audio {
         let file = try SoundFile(path: path)
-        var startFrame = 0, frameCount = file.frames
+        var startFrame = 0, frameCount: Int?
         if let window {
+            guard window.start.isFinite, window.duration.isFinite, window.start >= 0, window.duration > 0,
+                  window.start + window.duration <= 86_400 else {
+                throw AudioError.windowOutOfRange(path: path, window: window, fileDuration: file.duration ?? 0)
+            }
             startFrame = Int((window.start * file.sampleRate).rounded())
             frameCount = Int((window.duration * file.sampleRate).rounded())
-            guard window.start >= 0, frameCount > 0, startFrame + frameCount <= file.frames else {
-                throw AudioError.windowOutOfRange(path: path, window: window, fileDuration: file.duration)
+            if let frames = file.frames, startFrame + frameCount! > frames {
+                throw AudioError.windowOutOfRange(path: path, window: window, fileDuration: file.duration ?? 0)
             }
             try file.seek(toFrame: startFrame)
         }
         let outputRate = sampleRate ?? file.sampleRate
         let resampler = outputRate == file.sampleRate ? nil : try StreamResampler(from: file.sampleRate, to: outputRate, path: path)
-        let expected = Int((Double(frameCount) * outputRate / file.sampleRate).rounded())
+        let wanted = frameCount ?? file.frames
+        // Room for what the header promises, but never more than ten minutes up front: a damaged header
+        // cannot make the reader allocate more than the audio that actually decodes.
         var output: [Float] = []
-        output.reserveCapacity(expected + 1024)
+        output.reserveCapacity(min(Int(Double(wanted ?? 0) * outputRate / file.sampleRate) + 1024, Int(outputRate) * 600))
         var mono: [Float] = []
         let channels = file.channels
-        try file.forEachBlock(maxFrames: frameCount) { block, _ in
+        var decoded = 0
+        try file.forEachBlock(maxFrames: frameCount ?? .max) { block, _ in
+            decoded += block.count / channels
             // Mono blocks go straight on; others are mixed down first.
             func deliver(_ samples: UnsafeBufferPointer<Float>) throws {
                 if let resampler { try resampler.process(samples, into: &output) } else { output.append(contentsOf: samples) }
@@ -47,12 +61,29 @@ public enum AudioReader {
             try mono.withUnsafeBufferPointer { try deliver($0) }
         }
         try resampler?.process(nil, into: &output)
-        if output.isEmpty { throw AudioError.empty(path: path) }
-        return Audio(samples: fitted(output, to: expected), sampleRate: outputRate)
+        if decoded == 0 { throw AudioError.empty(path: path) }
+        // Fewer frames than the window or the header states: the file is damaged, never silently padded.
+        // A whole file may fall short of its header by up to `headerSlack` (libsndfile stops up to a few
+        // hundred milliseconds before the end of some valid Ogg files whose length it estimated).
+        let slack = frameCount == nil ? Int(headerSlack * file.sampleRate) : 0
+        if let wanted, decoded + slack < wanted {
+            throw AudioError.truncated(path: path, at: Double(startFrame + decoded) / file.sampleRate,
+                                       stated: Double(startFrame + wanted) / file.sampleRate)
+        }
+        // soxr's flush may leave a sample more or less than the exact ratio of what was decoded.
+        return Audio(samples: fitted(output, to: Int((Double(decoded) * outputRate / file.sampleRate).rounded())), sampleRate: outputRate)
     }
 
-    /// The file's duration in seconds, from its header, without decoding.
-    public static func duration(_ path: String) throws -> Double { try SoundFile(path: path).duration }
+    /// The file's duration in seconds, from its header, without decoding; when the header states no
+    /// length, the file is decoded to count its frames.
+    public static func duration(_ path: String) throws -> Double {
+        let file = try SoundFile(path: path)
+        if let duration = file.duration { return duration }
+        var frames = 0
+        try file.forEachBlock { block, _ in frames += block.count / file.channels }
+        guard frames > 0 else { throw AudioError.empty(path: path) }
+        return Double(frames) / file.sampleRate
+    }
 
     /// Format, channels, rate, duration, peak and RMS level (over every channel's samples).
     public static func info(_ path: String) throws -> AudioFileInfo {
@@ -68,7 +99,7 @@ public enum AudioReader {
         }
         guard count > 0 else { throw AudioError.empty(path: path) }
         return AudioFileInfo(path: path, format: file.formatName, channels: file.channels, sampleRate: file.sampleRate,
-                             frames: count / file.channels, peakDBFS: decibels(Double(peak)),
+                             frames: count / file.channels, headerFrames: file.frames, peakDBFS: decibels(Double(peak)),
                              rmsDBFS: decibels((sumSquares / Double(count)).squareRoot()))
     }
 

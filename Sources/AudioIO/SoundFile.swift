@@ -9,7 +9,9 @@ final class SoundFile {
     let path: String
     let channels: Int
     let sampleRate: Double
-    let frames: Int
+    /// The length the header states; nil when it states none (a FLAC written through a pipe, a
+    /// damaged Ogg). Never trusted for more than a check: readers decode until the end.
+    let frames: Int?
     let seekable: Bool
     let format: Int32
     private let handle: OpaquePointer
@@ -33,24 +35,26 @@ final class SoundFile {
         self.handle = handle
         channels = Int(info.channels)
         sampleRate = Double(info.samplerate)
-        frames = Int(info.frames)
+        // libsndfile says SF_COUNT_MAX (or 0) when the header gives no length; no length is believed
+        // beyond what a day of audio at 384 kHz could hold.
+        frames = info.frames > 0 && info.frames <= 384_000 * 86_400 ? Int(info.frames) : nil
         seekable = info.seekable != 0
         format = info.format
-        if frames <= 0 || channels <= 0 {
+        if channels <= 0 || channels > 64 {
             sf_close(handle)
-            throw AudioError.empty(path: path)
+            throw AudioError.unreadable(path: path, reason: "the header states \(info.channels) channels")
         }
-        // libsndfile says SF_COUNT_MAX when the header gives no length (a piped FLAC, a damaged Ogg);
-        // no header is trusted beyond what a day of audio at 384 kHz could hold.
-        if frames > 384_000 * 86_400 || info.samplerate <= 0 {
+        // Rates outside telephone to studio are a damaged header (1 Hz would make a resampler allocate gigabytes).
+        if !(1000...768_000).contains(info.samplerate) {
             sf_close(handle)
-            throw AudioError.unreadable(path: path, reason: "the header gives no usable length or rate (\(info.frames) frames at \(info.samplerate) Hz)")
+            throw AudioError.unreadable(path: path, reason: "the header states an implausible sample rate of \(info.samplerate) Hz")
         }
     }
 
     deinit { sf_close(handle) }
 
-    var duration: Double { Double(frames) / sampleRate }
+    /// The header's duration in seconds, when it states one.
+    var duration: Double? { frames.map { Double($0) / sampleRate } }
 
     /// "OGG / Vorbis", "WAV / Signed 16 bit PCM", ...: libsndfile's own names.
     var formatName: String {

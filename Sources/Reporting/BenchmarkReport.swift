@@ -5,20 +5,22 @@ import Foundation
 /// condition), metrics.csv, summary.md and SVG figures. Every file is written atomically.
 public enum BenchmarkReport {
     public static func write(_ r: BenchmarkResults, costs: BenchmarkCosts?, to folder: URL, includeResults: Bool = true) throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        func put(_ text: String, _ name: String) throws { try Data(text.utf8).write(to: folder.appendingPathComponent(name), options: .atomic) }
-        let metrics = BenchmarkMetrics(r)
-        if includeResults {
-            try r.encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic)
-            try costs?.encoded().write(to: folder.appendingPathComponent("costs.json"), options: .atomic)
+        try OutputFolder.write(folder) {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            func put(_ text: String, _ name: String) throws { try Data(text.utf8).write(to: folder.appendingPathComponent(name), options: .atomic) }
+            let metrics = BenchmarkMetrics(r)
+            if includeResults {
+                try r.encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic)
+                try costs?.encoded().write(to: folder.appendingPathComponent("costs.json"), options: .atomic)
+            }
+            try put(answersCSV(r), "answers.csv")
+            try put(metricsCSV(metrics), "metrics.csv")
+            for length in r.spec.queryLengths {
+                try put(detectionFigure(r, length: length), String(format: "detection-%gs.svg", length))
+            }
+            if let costs, !costs.scaling.isEmpty { try put(scalingFigure(costs), "scaling.svg") }
+            try put(summary(r, metrics: metrics, costs: costs), "summary.md")
         }
-        try put(answersCSV(r), "answers.csv")
-        try put(metricsCSV(metrics), "metrics.csv")
-        for length in r.spec.queryLengths {
-            try put(detectionFigure(r, length: length), String(format: "detection-%gs.svg", length))
-        }
-        if let costs, !costs.scaling.isEmpty { try put(scalingFigure(costs), "scaling.svg") }
-        try put(summary(r, metrics: metrics, costs: costs), "summary.md")
     }
 
     static func percent(_ rate: Rate) -> String { String(format: "%.0f", 100 * rate.value) }

@@ -5,19 +5,21 @@ import Foundation
 /// Every file is written atomically (a temporary file, then a rename).
 public enum ReportWriter {
     public static func write(_ results: RunResults, to folder: URL, includeResults: Bool = true) throws {
-        let fm = FileManager.default
-        try fm.createDirectory(at: folder, withIntermediateDirectories: true)
-        if includeResults { try results.encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic) }
-        for m in results.matrices {
-            let base = folder.appendingPathComponent("matrices").appendingPathComponent(m.algorithm)
-            try fm.createDirectory(at: base, withIntermediateDirectories: true)
-            try Data(matrixCSV(m).utf8).write(to: base.appendingPathComponent("\(m.test).csv"), options: .atomic)
-            try Data(matrixCSV(m, raw: true).utf8).write(to: base.appendingPathComponent("\(m.test).raw.csv"), options: .atomic)
-            try Data(matrixMarkdown(m, results: results).utf8).write(to: base.appendingPathComponent("\(m.test).md"), options: .atomic)
-            let title = "\(m.algorithm) · \(results.test(m.test)?.definition.title ?? m.test)"
-            try Data(Figures.heatmap(m, title: title).utf8).write(to: base.appendingPathComponent("\(m.test).svg"), options: .atomic)
+        try OutputFolder.write(folder) {
+            let fm = FileManager.default
+            try fm.createDirectory(at: folder, withIntermediateDirectories: true)
+            if includeResults { try results.encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic) }
+            for m in results.matrices {
+                let base = folder.appendingPathComponent("matrices").appendingPathComponent(m.algorithm)
+                try fm.createDirectory(at: base, withIntermediateDirectories: true)
+                try Data(matrixCSV(m).utf8).write(to: base.appendingPathComponent("\(m.test).csv"), options: .atomic)
+                try Data(matrixCSV(m, raw: true).utf8).write(to: base.appendingPathComponent("\(m.test).raw.csv"), options: .atomic)
+                try Data(matrixMarkdown(m, results: results).utf8).write(to: base.appendingPathComponent("\(m.test).md"), options: .atomic)
+                let title = "\(m.algorithm) · \(results.test(m.test)?.definition.title ?? m.test)"
+                try Data(Figures.heatmap(m, title: title).utf8).write(to: base.appendingPathComponent("\(m.test).svg"), options: .atomic)
+            }
+            let summary = summaryMarkdown(results) { "matrices/\($0.algorithm)/\($0.test).md" }
+            try Data(summary.utf8).write(to: folder.appendingPathComponent("summary.md"), options: .atomic)
         }
-        let summary = summaryMarkdown(results) { "matrices/\($0.algorithm)/\($0.test).md" }
-        try Data(summary.utf8).write(to: folder.appendingPathComponent("summary.md"), options: .atomic)
     }
 }

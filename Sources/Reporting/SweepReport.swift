@@ -19,50 +19,52 @@ public enum SweepReport {
     }
 
     public static func write(_ record: Record, to folder: URL) throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let algorithms = orderedUnique(record.points.map(\.algorithm))
-        var csv = "algorithm,level,identified,count,top1_accuracy_percent,mean_diagonal_percent,mean_margin_points\n"
-        for p in record.points {
-            csv += "\(p.algorithm),\(String(format: "%g", p.level)),\(p.identified),\(p.count),\(percent(p.accuracy)),\(percent(p.meanDiagonal)),\(percent(p.meanMargin))\n"
-        }
-        try Data(csv.utf8).write(to: folder.appendingPathComponent("sweep.csv"), options: .atomic)
+        try OutputFolder.write(folder) {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let algorithms = orderedUnique(record.points.map(\.algorithm))
+            var csv = "algorithm,level,identified,count,top1_accuracy_percent,mean_diagonal_percent,mean_margin_points\n"
+            for p in record.points {
+                csv += "\(p.algorithm),\(String(format: "%g", p.level)),\(p.identified),\(p.count),\(percent(p.accuracy)),\(percent(p.meanDiagonal)),\(percent(p.meanMargin))\n"
+            }
+            try Data(csv.utf8).write(to: folder.appendingPathComponent("sweep.csv"), options: .atomic)
 
-        func series(_ value: (SweepPoint) -> Double?) -> [(name: String, points: [(x: Double, y: Double)])] {
-            algorithms.map { a in (a, record.points.filter { $0.algorithm == a }.compactMap { p in value(p).map { (p.level, 100 * $0) } }) }
-        }
-        try Data(Figures.lineChart(title: "Top-1 accuracy, \(record.dataset) dataset, seed \(record.seed)", xLabel: record.axis,
-                                   yLabel: "top-1 accuracy (%)", series: series { $0.accuracy }).utf8)
-            .write(to: folder.appendingPathComponent("accuracy.svg"), options: .atomic)
-        try Data(Figures.lineChart(title: "Mean score of the own source", xLabel: record.axis,
-                                   yLabel: "mean diagonal score (%)", series: series(\.meanDiagonal)).utf8)
-            .write(to: folder.appendingPathComponent("diagonal.svg"), options: .atomic)
+            func series(_ value: (SweepPoint) -> Double?) -> [(name: String, points: [(x: Double, y: Double)])] {
+                algorithms.map { a in (a, record.points.filter { $0.algorithm == a }.compactMap { p in value(p).map { (p.level, 100 * $0) } }) }
+            }
+            try Data(Figures.lineChart(title: "Top-1 accuracy, \(record.dataset) dataset, seed \(record.seed)", xLabel: record.axis,
+                                       yLabel: "top-1 accuracy (%)", series: series { $0.accuracy }).utf8)
+                .write(to: folder.appendingPathComponent("accuracy.svg"), options: .atomic)
+            try Data(Figures.lineChart(title: "Mean score of the own source", xLabel: record.axis,
+                                       yLabel: "mean diagonal score (%)", series: series(\.meanDiagonal)).utf8)
+                .write(to: folder.appendingPathComponent("diagonal.svg"), options: .atomic)
 
-        let levels = orderedUnique(record.points.map(\.level)).sorted()
-        var md = "# Sweep: \(record.axis)\n\nfpbench \(record.tool) · dataset `\(record.dataset)` · seed \(record.seed)\n\n"
-        md += "![top-1 accuracy](accuracy.svg)\n\n## Top-1 accuracy (%) per level\n\n"
-        md += "| algorithm | " + levels.map { String(format: "%g", $0) }.joined(separator: " | ") + " |\n"
-        md += "|---|" + String(repeating: "---:|", count: levels.count) + "\n"
-        for a in algorithms {
-            let cells = levels.map { level in record.points.first { $0.algorithm == a && $0.level == level }.map { percent($0.accuracy) } ?? "—" }
-            md += "| \(a) | " + cells.joined(separator: " | ") + " |\n"
-        }
-        md += "\nMean own-source score and margin: sweep.csv; chart: [diagonal.svg](diagonal.svg).\n"
-        md += "\n## Breaking points\n\nWhere top-1 accuracy first falls below the threshold, walking from the easy end; "
-        md += "refined by bisection between the grid levels on either side.\n\n"
-        md += "| algorithm | threshold | breaking point | last grid level above (accuracy) | first grid level below (accuracy) | bisection steps |\n"
-        md += "|---|---:|---:|---|---|---:|\n"
-        for b in record.breakingPoints {
-            let point = b.level.map { String(format: "%.2f ± %.2f", $0, b.tolerance / 2) }
-                ?? (b.firstBelow == nil ? "never below on the grid" : "below from the first level")
-            func evidence(_ p: SweepPoint?) -> String { p.map { String(format: "%g (%@ %%)", $0.level, percent($0.accuracy)) } ?? "—" }
-            md += "| \(b.algorithm) | \(percent(b.threshold)) % | \(point) | \(evidence(b.lastAbove)) | \(evidence(b.firstBelow)) | \(b.evaluations.count) |\n"
-        }
-        if record.failures > 0 { md += "\n\(record.failures) queries could not be fingerprinted (too short, ...) and count as misses.\n" }
-        try Data(md.utf8).write(to: folder.appendingPathComponent("sweep.md"), options: .atomic)
+            let levels = orderedUnique(record.points.map(\.level)).sorted()
+            var md = "# Sweep: \(record.axis)\n\nfpbench \(record.tool) · dataset `\(record.dataset)` · seed \(record.seed)\n\n"
+            md += "![top-1 accuracy](accuracy.svg)\n\n## Top-1 accuracy (%) per level\n\n"
+            md += "| algorithm | " + levels.map { String(format: "%g", $0) }.joined(separator: " | ") + " |\n"
+            md += "|---|" + String(repeating: "---:|", count: levels.count) + "\n"
+            for a in algorithms {
+                let cells = levels.map { level in record.points.first { $0.algorithm == a && $0.level == level }.map { percent($0.accuracy) } ?? "—" }
+                md += "| \(a) | " + cells.joined(separator: " | ") + " |\n"
+            }
+            md += "\nMean own-source score and margin: sweep.csv; chart: [diagonal.svg](diagonal.svg).\n"
+            md += "\n## Breaking points\n\nWhere top-1 accuracy first falls below the threshold, walking from the easy end; "
+            md += "refined by bisection between the grid levels on either side.\n\n"
+            md += "| algorithm | threshold | breaking point | last grid level above (accuracy) | first grid level below (accuracy) | bisection steps |\n"
+            md += "|---|---:|---:|---|---|---:|\n"
+            for b in record.breakingPoints {
+                let point = b.level.map { String(format: "%.2f ± %.2f", $0, b.tolerance / 2) }
+                    ?? (b.firstBelow == nil ? "never below on the grid" : "below from the first level")
+                func evidence(_ p: SweepPoint?) -> String { p.map { String(format: "%g (%@ %%)", $0.level, percent($0.accuracy)) } ?? "—" }
+                md += "| \(b.algorithm) | \(percent(b.threshold)) % | \(point) | \(evidence(b.lastAbove)) | \(evidence(b.firstBelow)) | \(b.evaluations.count) |\n"
+            }
+            if record.failures > 0 { md += "\n\(record.failures) queries could not be fingerprinted (too short, ...) and count as misses.\n" }
+            try Data(md.utf8).write(to: folder.appendingPathComponent("sweep.md"), options: .atomic)
 
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(record).write(to: folder.appendingPathComponent("sweep.json"), options: .atomic)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(record).write(to: folder.appendingPathComponent("sweep.json"), options: .atomic)
+        }
     }
 
     static func orderedUnique<T: Hashable>(_ values: [T]) -> [T] {

@@ -61,16 +61,17 @@ struct BenchmarkCommand: ParsableCommand {
         }
         try validated { try spec.validate(path: "options") }
         let chosen = try options.external.resolve(algorithms)
-        let (results, costs) = try validated {
-            var configuration = BenchmarkConfiguration(
-                dataset: dataset, algorithms: chosen, spec: spec, seed: options.seed, threads: options.threads,
-                cacheFolder: options.cacheFolder, showProgress: true, toolVersion: fpbenchVersion,
-                scalingLength: scaling ? spec.queryLengths.max() : nil)
-            configuration.peerTracks = max(0, peerTracks)
-            return try Benchmark(configuration).run()
-        }
+        var configuration = BenchmarkConfiguration(
+            dataset: dataset, algorithms: chosen, spec: spec, seed: options.seed, threads: options.threads,
+            cacheFolder: options.cacheFolder, showProgress: true, toolVersion: fpbenchVersion,
+            scalingLength: scaling ? spec.queryLengths.max() : nil)
+        configuration.peerTracks = max(0, peerTracks)
         let folder = URL(fileURLWithPath: out)
-        try BenchmarkReport.write(results, costs: costs, to: folder)
+        var results: BenchmarkResults!, costs: BenchmarkCosts!
+        try OutputFolder.write(folder) {
+            (results, costs) = try validated { try Benchmark(configuration).run() }
+            try BenchmarkReport.write(results, costs: costs, to: folder)
+        }
         FileHandle.standardError.write(Data(String(format: "fpbench benchmark: %d algorithms, %d queries, %.2f h catalog in %.1f s wall, %d failures, %d skipped\n",
                                                    results.algorithms.count, results.queries.count, results.catalog.hours, costs.wallSeconds,
                                                    results.failures.count, results.skipped.count).utf8))

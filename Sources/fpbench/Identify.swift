@@ -19,7 +19,11 @@ struct Identify: ParsableCommand {
     @OptionGroup var algorithm: AlgorithmOption
     @Option(name: .long, parsing: .upToNextOption, help: "Reference recordings.") var catalog: [String]
     @Argument(help: "Query recordings.") var queries: [String]
-    @Option(help: "Matches to print per query.") var limit = 5
+    @Option(help: "Matches to print per query (1 or more).") var limit = 5
+
+    func validate() throws {
+        guard limit >= 1 else { throw ValidationError("--limit must be 1 or more, got \(limit)") }
+    }
 
     func run() throws {
         let algorithm = try algorithm.resolve()

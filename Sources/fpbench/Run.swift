@@ -34,8 +34,11 @@ struct Run: ParsableCommand {
         let configuration = try options.configuration(algorithms: algorithms, suite: try suite.load(),
                                                        keepAudioFolder: keepAudio ? outFolder.appendingPathComponent("queries") : nil)
         let chosen = configuration.algorithms, chosenSuite = configuration.suite
-        let results = Runner(configuration).run()
-        try ReportWriter.write(results, to: outFolder)
+        var results: RunResults!
+        try OutputFolder.write(outFolder) {
+            results = Runner(configuration).run()
+            try ReportWriter.write(results, to: outFolder)
+        }
         let seconds = Date().timeIntervalSince(started)
         FileHandle.standardError.write(Data(String(format: "fpbench run: %d algorithms × %d tests in %.1f s wall, %d failures, %d skipped\n",
                                                    chosen.count, chosenSuite.tests.count, seconds, results.failures.count, results.skipped.count).utf8))

@@ -57,7 +57,9 @@ public struct AnyAlgorithm: Sendable {
             throw FingerprintError.tooShort(duration: audio.duration, minimum: minimumDuration)
         }
         guard audio.samples.contains(where: { $0 != 0 }) else { throw FingerprintError.silent }
-        return AnyFingerprint(algorithm: identifier, base: try fingerprintBody(audio, role))
+        let print = try fingerprintBody(audio, role)
+        guard print.subFingerprintCount > 0 else { throw FingerprintError.noSubFingerprints(duration: audio.duration) }
+        return AnyFingerprint(algorithm: identifier, base: print)
     }
 
     /// Reads `path` (optionally a window of it) at the algorithm's rate and fingerprints it.

@@ -102,6 +102,7 @@ public enum FingerprintError: Error, Equatable, CustomStringConvertible {
     case tooShort(duration: Double, minimum: Double)
     case silent
     case wrongSampleRate(got: Double, wanted: Double)
+    case noSubFingerprints(duration: Double)
 
     public var description: String {
         switch self {
@@ -109,6 +110,8 @@ public enum FingerprintError: Error, Equatable, CustomStringConvertible {
             return "too short: \(String(format: "%.3f", d)) s of audio, the algorithm needs at least \(String(format: "%.3f", m)) s"
         case .silent: return "silent: every sample is zero, there is nothing to fingerprint"
         case .wrongSampleRate(let got, let wanted): return "audio is at \(got) Hz, the algorithm wants \(wanted) Hz"
+        case .noSubFingerprints(let d):
+            return "no sub-fingerprints in \(String(format: "%.3f", d)) s of audio: too short or too quiet for this algorithm"
         }
     }
 }

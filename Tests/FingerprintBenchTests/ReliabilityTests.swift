@@ -1,0 +1,76 @@
+import AudioIO
+import Fingerprinting
+import Foundation
+import Reporting
+import Testing
+
+/// Damaged and odd input, as a careful tester brings it: a named reason, never a trap, never silent padding.
+@Suite struct ReliabilityTests {
+    /// 6 s of a real recording written as `ext` into a fresh folder.
+    func realFile(_ ext: String) throws -> String {
+        let audio = try AudioReader.read(testDataRoot.appendingPathComponent("birds/petrel-XC663885.wav").path, window: TimeWindow(start: 1, duration: 6))
+        let path = temporaryFolder().appendingPathComponent("petrel.\(ext)").path
+        try AudioWriter.write(audio, to: path)
+        return path
+    }
+
+    @Test func aTruncatedOggDecodesWhatItHasAndAWindowPastItsEndSaysTruncated() throws {
+        let whole = try realFile("ogg")
+        let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let cut = temporaryFolder().appendingPathComponent("cut.ogg").path
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
+        let decoded = try AudioReader.read(cut)
+        #expect(decoded.duration > 1 && decoded.duration < 5.5)  // what decodes, not padded to 6 s
+        #expect { try AudioReader.read(cut, window: TimeWindow(start: 1, duration: 4.9)) } throws: { error in
+            "\(error)".contains("truncated at") && "\(error)".contains(cut)
+        }
+    }
+
+    @Test func aDamagedFlacIsNamedWithItsReason() throws {
+        let good = try realFile("flac")
+        var data = try Data(contentsOf: URL(fileURLWithPath: good))
+        data[data.count / 2] ^= 0x10
+        let bad = temporaryFolder().appendingPathComponent("flip.flac").path
+        try data.write(to: URL(fileURLWithPath: bad))
+        do {
+            let audio = try AudioReader.read(bad)
+            #expect(abs(audio.duration - 6) < 0.01)  // if libsndfile recovers, the length is the real one
+        } catch {
+            #expect("\(error)".hasPrefix(bad))
+        }
+    }
+
+    @Test(arguments: [(-1.0, 2.0), (.nan, 2), (0, .infinity), (1e300, 2), (0, 0), (5, 2)])
+    func aBadWindowIsRefusedWithItsReason(start: Double, duration: Double) throws {
+        let path = try realFile("wav")
+        #expect { try AudioReader.read(path, window: TimeWindow(start: start, duration: duration)) } throws: { error in
+            "\(error)".hasPrefix(path) && "\(error)".contains("window")
+        }
+    }
+
+    @Test func tooLittleAudioForAnySubFingerprintIsAClearError() throws {
+        let algorithm = try AlgorithmRegistry.algorithm("constellation")
+        let audio = sine(frequency: 440, duration: 0.1, sampleRate: algorithm.sampleRate)
+        #expect(throws: FingerprintError.noSubFingerprints(duration: audio.duration)) { try algorithm.fingerprint(audio) }
+    }
+
+    @Test func aReportFolderIsMarkedWhileWrittenAndASecondWriterIsRefused() throws {
+        let folder = temporaryFolder()
+        try OutputFolder.write(folder) {
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(OutputFolder.marker).path))
+            // Another live process holding the lock: pid 1 always exists.
+            let other = temporaryFolder()
+            try Data("1\n".utf8).write(to: other.appendingPathComponent(".fpbench-lock"))
+            #expect(throws: OutputFolder.Busy.self) { try OutputFolder.write(other) {} }
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(OutputFolder.marker).path))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(".fpbench-lock").path))
+        // A lock left by a process that is gone is taken over.
+        try Data("999999999\n".utf8).write(to: folder.appendingPathComponent(".fpbench-lock"))
+        try OutputFolder.write(folder) {}
+        // A failing writer leaves the marker, so the folder is never taken for a finished report.
+        struct Stop: Error {}
+        #expect(throws: Stop.self) { try OutputFolder.write(folder) { throw Stop() } }
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(OutputFolder.marker).path))
+    }
+}
