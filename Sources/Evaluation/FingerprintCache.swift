@@ -3,13 +3,13 @@ import Fingerprinting
 import Foundation
 
 /// Fingerprints on disk, keyed by what determines them (the audio's content, or a file's checksum),
-/// the algorithm, its profile and the role, so a second identical run (or a resumed one) reuses them.
+/// the algorithm, its revision, its profile and the role, so a second identical run (or a resumed one) reuses them.
 /// Files are written atomically; a cache that cannot be written costs speed, never a result.
 struct FingerprintCache: Sendable {
     let folder: URL?
 
     func key(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) -> String {
-        sha256Hex(Data("\(algorithm.identifier)|\(algorithm.profile.key)|\(role.rawValue)|\(contentKey)".utf8))
+        sha256Hex(Data("\(algorithm.identifier)|r\(algorithm.revision)|\(algorithm.profile.key)|\(role.rawValue)|\(contentKey)".utf8))
     }
 
     private func file(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) -> URL? {

@@ -2,6 +2,7 @@ import AudioIO
 import DSP
 import Fingerprinting
 import Foundation
+import Evaluation
 import Testing
 
 /// The conformance kit: every registered algorithm passes these automatically, so a new one is checked
@@ -77,5 +78,41 @@ import Testing
             try algorithm.fingerprint(short)
         }
         #expect(throws: FingerprintError.self) { try algorithm.fingerprint(Audio(samples: silence.samples, sampleRate: 1234)) }
+    }
+}
+
+/// Golden fingerprints: each algorithm's fingerprint of a fixed generated input, pinned by its
+/// SHA-256 with the revision it belongs to. Changing an algorithm's output without bumping its
+/// `revision` (which invalidates cached fingerprints) fails here.
+@Suite struct GoldenFingerprintTests {
+    static let golden: [String: (revision: Int, sha256: String)] = [
+        "maa-thesis": (1, "7e1d2ae10ffffb8722f94af26330387b42041a4d14468eece3770080999347e3"),
+        "afa-thesis": (1, "6513666d7afee7755e3e8ee2209fdf278956e67a16d803d9081bcf90c2d08022"),
+        "waveprint": (1, "e14cc87a2a5ad6dc7cc56fab44e58d80a9c05b2ea1cde784a6e6aafa4305b26b"),
+        "constellation": (1, "753ee5bc101d78ad9ca02c0eff3b5e5e455b57bd795317c9ac34b149cda62ee4"),
+        "haitsma-kalker": (1, "36d3cdc327b6cf5371f4ce358d55d89d1595a8a57cce73bb477c607a8daa9cc0"),
+        "chroma-baseline": (1, "9954d52a1ca71a567963960c1381e029c3e4cfc8c08ecbbe2a9f8f38da9760cc"),
+    ]
+
+    /// 6 s of two gliding tones over seeded pink noise, at the algorithm's rate.
+    static func input(sampleRate: Double) -> Audio {
+        let n = Int(6 * sampleRate)
+        let noise = SeededNoise(seed: 7).pink(count: n, sigma: 0.05)
+        return Audio(samples: (0..<n).map { i in
+            let t = Double(i) / sampleRate
+            return Float(0.3 * sin(2 * .pi * (300 * t + 40 * t * t)) + 0.2 * sin(2 * .pi * (1200 * t - 60 * t * t))) + noise[i]
+        }, sampleRate: sampleRate)
+    }
+
+    @Test(arguments: AlgorithmRegistry.identifiers) func theFingerprintOfAFixedInputIsPinned(identifier: String) throws {
+        let algorithm = try AlgorithmRegistry.algorithm(identifier)
+        let print = try algorithm.fingerprint(Self.input(sampleRate: algorithm.sampleRate))
+        let digest = sha256Hex(try algorithm.encode(print))
+        let pinned = try #require(Self.golden[identifier], "\(identifier) has no golden fingerprint: add (\(algorithm.revision), \"\(digest)\")")
+        if pinned.revision == algorithm.revision {
+            #expect(digest == pinned.sha256, "\(identifier)'s fingerprints changed at revision \(algorithm.revision): if that is meant, bump its revision (cached fingerprints are then recomputed) and pin (\(algorithm.revision + 1), \"\(digest)\")")
+        } else {
+            Issue.record("\(identifier) is at revision \(algorithm.revision), its golden entry at \(pinned.revision): pin (\(algorithm.revision), \"\(digest)\")")
+        }
     }
 }

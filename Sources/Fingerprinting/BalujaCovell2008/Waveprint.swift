@@ -40,6 +40,7 @@ public struct Waveprint: FingerprintAlgorithm, Parameterized {
     }
 
     public var identifier: String { "waveprint" }
+    public var revision: Int { 1 }
     public var displayName: String { "Waveprint, wavelets + min-hash + LSH (Baluja & Covell 2008)" }
     public var sampleRate: Double { parameters.sampleRate }
     public var rawFigureName: String { "aligned reference images hit" }

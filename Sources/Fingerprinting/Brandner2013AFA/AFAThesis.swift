@@ -20,6 +20,7 @@ public struct AFAThesis: FingerprintAlgorithm, Parameterized {
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
     public var identifier: String { "afa-thesis" }
+    public var revision: Int { 1 }
     public var displayName: String { "Audio fingerprinting algorithm (Brandner 2013)" }
     public var sampleRate: Double { parameters.sampleRate }
     public var rawFigureName: String { "mean hits / possible hits" }

@@ -20,6 +20,7 @@ public struct MelodyAnalyzing: FingerprintAlgorithm, Parameterized {
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
     public var identifier: String { "maa-thesis" }
+    public var revision: Int { 1 }
     public var displayName: String { "Melody analyzing baseline (Brandner 2013)" }
     public var sampleRate: Double { parameters.sampleRate }
     public var minimumDuration: Double { Double(parameters.windowSize) / sampleRate }

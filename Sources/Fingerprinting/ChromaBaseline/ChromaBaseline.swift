@@ -20,6 +20,7 @@ public struct ChromaBaseline: FingerprintAlgorithm, Parameterized {
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
     public var identifier: String { "chroma-baseline" }
+    public var revision: Int { 1 }
     public var displayName: String { "Chroma baseline (the 'Adding an algorithm' example)" }
     public var sampleRate: Double { parameters.sampleRate }
     public var minimumDuration: Double { Double(parameters.frameSize) / sampleRate }

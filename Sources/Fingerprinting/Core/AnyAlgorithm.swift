@@ -15,6 +15,7 @@ public struct AnyFingerprint: Sendable {
 /// Checks input once for every algorithm (sample rate, silence, length) so none can crash on it.
 public struct AnyAlgorithm: Sendable {
     public let identifier: String
+    public let revision: Int
     public let displayName: String
     public let sampleRate: Double
     public let profile: Profile
@@ -30,6 +31,7 @@ public struct AnyAlgorithm: Sendable {
 
     public init<A: FingerprintAlgorithm>(_ algorithm: A) {
         identifier = algorithm.identifier
+        revision = algorithm.revision
         displayName = algorithm.displayName
         sampleRate = algorithm.sampleRate
         profile = algorithm.profile

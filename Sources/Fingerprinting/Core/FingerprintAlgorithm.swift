@@ -61,6 +61,9 @@ public protocol FingerprintAlgorithm: Sendable {
 
     /// Short stable identifier used on the command line and in result files: "afa-thesis".
     var identifier: String { get }
+    /// Bumped whenever the fingerprints change for the same input and parameters (a fix, a faster
+    /// path with other bits); part of the cache key, and pinned by the conformance kit's golden test.
+    var revision: Int { get }
     var displayName: String { get }
     /// The sample rate the algorithm wants its mono input at.
     var sampleRate: Double { get }

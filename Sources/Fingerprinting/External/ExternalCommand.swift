@@ -57,6 +57,7 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
     }
 
     public var identifier: String { configuration.identifier }
+    public var revision: Int { 1 }
     public var displayName: String { configuration.displayName }
     public var sampleRate: Double { configuration.sampleRate }
     public var minimumDuration: Double { configuration.minimumDuration }

@@ -20,6 +20,7 @@ public struct HaitsmaKalker: FingerprintAlgorithm, Parameterized {
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
     public var identifier: String { "haitsma-kalker" }
+    public var revision: Int { 1 }
     public var displayName: String { "Philips robust hash (Haitsma & Kalker 2002)" }
     public var sampleRate: Double { parameters.sampleRate }
     public var rawFigureName: String { "bit-error rate" }

@@ -31,6 +31,7 @@ public struct Constellation: FingerprintAlgorithm, Parameterized {
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
     public var identifier: String { "constellation" }
+    public var revision: Int { 1 }
     public var displayName: String { "Constellation hashing (Wang 2003)" }
     public var sampleRate: Double { parameters.sampleRate }
     public var rawFigureName: String { "time-aligned matching hashes" }
