@@ -8,6 +8,13 @@ import Foundation
 struct FingerprintCache: Sendable {
     let folder: URL?
 
+    /// Opens the cache, removing temporary files that writers killed more than an hour ago left behind
+    /// (younger ones may belong to a run sharing the cache).
+    init(folder: URL?) {
+        self.folder = folder
+        if let folder { removeStaleTemporaries(in: folder, olderThan: 3600) }
+    }
+
     func key(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) -> String {
         sha256Hex(Data("\(algorithm.identifier)|r\(algorithm.revision)|\(algorithm.profile.key)|\(role.rawValue)|\(contentKey)".utf8))
     }
@@ -56,4 +63,16 @@ func digest(_ audio: Audio) -> String {
     var data = Data("\(audio.sampleRate)|".utf8)
     audio.samples.withUnsafeBytes { data.append(contentsOf: $0) }
     return sha256Hex(data)
+}
+
+/// Removes, below `folder`, the temporary files Foundation's atomic writes leave when their process is
+/// killed (".dat.nosync…") that are older than `age` seconds.
+public func removeStaleTemporaries(in folder: URL, olderThan age: TimeInterval) {
+    let fm = FileManager.default
+    guard let files = fm.enumerator(at: folder, includingPropertiesForKeys: [.contentModificationDateKey]) else { return }
+    let now = Date()
+    for case let file as URL in files where file.lastPathComponent.hasPrefix(".dat.nosync") {
+        let modified = (try? file.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate ?? now
+        if now.timeIntervalSince(modified) >= age { try? fm.removeItem(at: file) }
+    }
 }

@@ -1,3 +1,4 @@
+import Evaluation
 import Foundation
 
 /// A report folder written as a unit. While a command writes it, the folder holds `.fpbench-lock`
@@ -29,6 +30,7 @@ public enum OutputFolder {
         let lockFile = folder.appendingPathComponent(lock)
         try acquire(lockFile, folder: folder.path)
         defer { try? fm.removeItem(at: lockFile) }
+        removeStaleTemporaries(in: folder, olderThan: 0)
         let marker = folder.appendingPathComponent(Self.marker)
         try Data("Written by fpbench (process \(getpid())) and not finished; the files beside this one may mix two runs.\n".utf8)
             .write(to: marker, options: .atomic)

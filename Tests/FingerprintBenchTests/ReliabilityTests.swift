@@ -74,3 +74,14 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(OutputFolder.marker).path))
     }
 }
+
+@Suite struct StaleTemporaryTests {
+    @Test func aKilledWritersTemporaryFileIsRemovedWhenTheFolderIsWrittenAgain() throws {
+        let folder = temporaryFolder()
+        let stale = folder.appendingPathComponent("matrices/.dat.nosync1234.abcdef")
+        try FileManager.default.createDirectory(at: stale.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("half a results.json".utf8).write(to: stale)
+        try OutputFolder.write(folder) {}
+        #expect(!FileManager.default.fileExists(atPath: stale.path))
+    }
+}
