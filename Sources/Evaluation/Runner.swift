@@ -72,6 +72,7 @@ public struct Runner {
         let c = configuration
         let progress = Progress(enabled: c.showProgress)
         var problems = Problems()
+        problems.failures = ChecksumCheck(dataset: c.dataset, cacheFolder: c.cacheFolder).problems()
         let audio = decodeExcerpts(progress: progress, problems: &problems)
         let sources = c.dataset.manifest.sources.filter { source in
             if audio[source.reference] != nil { return true }

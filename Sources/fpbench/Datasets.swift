@@ -8,15 +8,16 @@ struct Datasets: ParsableCommand {
         commandName: "datasets",
         abstract: "List datasets, their sources, families and durations, and check every file against its checksum.",
         discussion: """
-        A missing or corrupted file is named, with the command that fixes it. Exit code 1 when any file \
-        is missing or does not match.
+        A broken manifest, a missing or corrupted file, and a window that does not fit in its file's real \
+        length (what decodes, not what the header says) are each named, with the command that fixes it; \
+        every dataset is checked even when one is broken. Exit code 1 when anything is wrong.
 
         Example: fpbench datasets            (every dataset under Datasets/)
-                 fpbench datasets ci --quick (skip the checksums)
+                 fpbench datasets ci --quick (only that the files exist)
         """)
 
     @Argument(help: "Dataset names (default: every folder under Datasets/ with a manifest.json).") var names: [String] = []
-    @Flag(help: "Only check that files exist, not their SHA-256.") var quick = false
+    @Flag(help: "Only check that files exist: not their SHA-256, nor the windows against the decoded lengths.") var quick = false
 
     func run() throws {
         let root = URL(fileURLWithPath: "Datasets")
@@ -26,7 +27,12 @@ struct Datasets: ParsableCommand {
             : names
         var problems = 0
         for name in all {
-            let dataset = try validated { try Dataset.load(name) }
+            let dataset: Dataset
+            do { dataset = try Dataset.load(name) } catch {
+                printError("\(error)")
+                problems += 1
+                continue
+            }
             let m = dataset.manifest
             print("\(m.name): \(m.description)")
             for source in m.sources {
@@ -34,7 +40,8 @@ struct Datasets: ParsableCommand {
                 print("  \(source.id) [\(source.family)] \(source.name): "
                       + excerpts.map { "\($0.file) \($0.window)" }.joined(separator: "; alternate "))
             }
-            print("  \(m.distractors.count) distractors, \(m.noises.count) noise recordings, \(m.impulseResponses.count) impulse responses")
+            print("  \(m.distractors.count) distractors, \(m.noises.count) noise recordings, \(m.impulseResponses.count) impulse responses"
+                  + (m.catalog.map { ", a catalog of \($0.tracks.count) tracks and \($0.negatives.count) negatives" } ?? ""))
             var missing = 0, corrupt = 0
             for file in m.files + m.renders {
                 let path = dataset.path(file.path)
@@ -46,6 +53,19 @@ struct Datasets: ParsableCommand {
                     printError("\(path): SHA-256 does not match the manifest (corrupted or changed)")
                 }
             }
+            // Every window must fit in what its file really decodes to.
+            var misfits = 0
+            var lengths: [String: Double] = [:]
+            for excerpt in m.sources.flatMap({ [$0.reference] + $0.alternates }) + m.distractors
+            where !quick && FileManager.default.fileExists(atPath: dataset.path(excerpt.file)) {
+                if lengths[excerpt.file] == nil { lengths[excerpt.file] = (try? AudioReader.info(dataset.path(excerpt.file)))?.duration ?? 0 }
+                if excerpt.start + excerpt.duration > lengths[excerpt.file]! + 1e-6 {
+                    misfits += 1
+                    printError(String(format: "%@: window %@ does not fit in the %.3f s that decode", dataset.path(excerpt.file),
+                                      "\(excerpt.window)", lengths[excerpt.file]!))
+                }
+            }
+            problems += misfits
             let total = m.files.count + m.renders.count
             if missing + corrupt == 0 {
                 print("  \(total) files present\(quick ? "" : ", checksums match")")

@@ -1,6 +1,7 @@
 import AudioIO
 import Fingerprinting
 import Foundation
+import Evaluation
 import Reporting
 import Testing
 
@@ -83,5 +84,23 @@ import Testing
         try Data("half a results.json".utf8).write(to: stale)
         try OutputFolder.write(folder) {}
         #expect(!FileManager.default.fileExists(atPath: stale.path))
+    }
+}
+
+@Suite struct ChecksumTests {
+    @Test func aRunNamesAFileThatNoLongerMatchesItsChecksum() throws {
+        let ci = try ciDataset()
+        let folder = temporaryFolder()
+        try FileManager.default.copyItem(atPath: ci.manifestPath, toPath: folder.appendingPathComponent("manifest.json").path)
+        try FileManager.default.copyItem(at: ci.audioFolder, to: folder.appendingPathComponent("audio"))
+        let changed = folder.appendingPathComponent("audio/birds/finch-363.wav")
+        var data = try Data(contentsOf: changed)
+        data[data.count - 100] ^= 0x01  // one sample's lowest bit: still a valid WAV
+        try data.write(to: changed)
+        let dataset = try Dataset.load(folder.appendingPathComponent("manifest.json").path)
+        let results = try run(dataset, algorithms: ["chroma-baseline"], tests: ["test1-cropping"])
+        #expect(results.failures.map(\.item) == ["birds/finch-363.wav"])
+        #expect(results.failures.first?.reason.contains("SHA-256 differs") == true)
+        #expect(results.matrices.count == 1)  // the run went on
     }
 }

@@ -50,7 +50,7 @@ public struct Benchmark {
     public func run() throws -> (results: BenchmarkResults, costs: BenchmarkCosts) {
         let started = Date(), c = configuration
         let progress = Progress(enabled: c.showProgress)
-        var failures: [RunResults.Problem] = [], skipped: [RunResults.Problem] = []
+        var failures = ChecksumCheck(dataset: c.dataset, cacheFolder: c.cacheFolder).problems(), skipped: [RunResults.Problem] = []
 
         // Phase 1: the catalog and the negatives, with their lengths from the headers.
         guard let section = c.dataset.manifest.catalog, !section.tracks.isEmpty else {

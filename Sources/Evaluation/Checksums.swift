@@ -1,0 +1,46 @@
+import Foundation
+
+/// Checks a dataset's files against the SHA-256 its manifest records, as every run starts. A file's
+/// full check is remembered by its size and modification time (`checksums.json` in the cache folder),
+/// so a second run only looks at the files that changed.
+struct ChecksumCheck {
+    struct Seen: Codable, Equatable {
+        var size: Int
+        var modified: Double
+        var sha256: String
+    }
+
+    let dataset: Dataset
+    let cacheFolder: URL?
+
+    /// One problem per file that is missing or does not match the manifest.
+    func problems() -> [RunResults.Problem] {
+        let store = cacheFolder?.appendingPathComponent("checksums.json")
+        var seen = store.flatMap { FileManager.default.contents(atPath: $0.path) }.flatMap { try? JSONDecoder().decode([String: Seen].self, from: $0) } ?? [:]
+        let before = seen
+        var problems: [RunResults.Problem] = []
+        let fix = "fix with: scripts/fetch-dataset.sh \(dataset.manifest.name)"
+        for file in dataset.manifest.files + dataset.manifest.renders {
+            guard let expected = file.sha256 else { continue }
+            let path = dataset.path(file.path)
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                  let size = attributes[.size] as? Int, let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 else {
+                problems.append(.init(item: file.path, reason: "missing; \(fix)", file: file.path))
+                continue
+            }
+            var actual = seen[path].flatMap { $0.size == size && $0.modified == modified ? $0.sha256 : nil }
+            if actual == nil {
+                actual = try? sha256Hex(file: path)
+                if let actual { seen[path] = Seen(size: size, modified: modified, sha256: actual) }
+            }
+            if actual != expected {
+                problems.append(.init(item: file.path, reason: "SHA-256 differs from the manifest's (corrupted or changed); \(fix)", file: file.path))
+            }
+        }
+        if let store, seen != before, let data = try? JSONEncoder().encode(seen) {
+            try? FileManager.default.createDirectory(at: store.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try? data.write(to: store, options: .atomic)
+        }
+        return problems
+    }
+}
