@@ -18,7 +18,19 @@ final class SoundFile {
 
     init(path: String) throws {
         self.path = path
-        guard FileManager.default.fileExists(atPath: path) else { throw AudioError.missing(path: path) }
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            var link = stat()
+            if lstat(path, &link) == 0 && link.st_mode & S_IFMT == S_IFLNK {
+                throw AudioError.unreadable(path: path, reason: "a symbolic link that leads nowhere (or round in a loop)")
+            }
+            throw AudioError.missing(path: path)
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw AudioError.unreadable(path: path, reason: "a folder, not an audio file")
+        default: throw AudioError.unreadable(path: path, reason: "not a regular file (a pipe or a device): save the audio to a file first")
+        }
         let ext = (path as NSString).pathExtension.lowercased()
         if knownUnsupportedExtensions.contains(ext) {
             throw AudioError.unsupported(path: path, reason: ".\(ext) is not decoded by libsndfile (convert to WAV, FLAC, OGG, Opus or MP3)")
@@ -30,6 +42,10 @@ final class SoundFile {
             let code = sf_error(nil)
             let reason = String(cString: sf_strerror(nil))
             if code == Int32(SF_ERR_UNRECOGNISED_FORMAT) { throw AudioError.unsupported(path: path, reason: reason) }
+            // libsndfile blames the file type when its MPEG decoder finds no frame in a regular file.
+            if reason.contains("not a regular file") {
+                throw AudioError.unreadable(path: path, reason: "no audio libsndfile can decode (not WAV, FLAC, OGG, Opus or MP3, or damaged)")
+            }
             throw AudioError.unreadable(path: path, reason: reason)
         }
         self.handle = handle

@@ -108,7 +108,10 @@ public struct RunResults: Sendable, Codable, Equatable {
 }
 
 /// A results file: pretty, key-sorted JSON (stable bytes), read back with the broken field named.
-public protocol ResultsFile: Codable {}
+public protocol ResultsFile: Codable {
+    /// Why a decoded file cannot be what fpbench wrote (nil: it can).
+    var inconsistency: String? { get }
+}
 
 extension ResultsFile {
     public func encoded() throws -> Data {
@@ -117,14 +120,39 @@ extension ResultsFile {
         return try encoder.encode(self)
     }
 
+    public var inconsistency: String? { nil }
+
     public static func decode(_ data: Data, path: String) throws -> Self {
-        do { return try JSONDecoder().decode(Self.self, from: data) } catch let error as DecodingError {
+        let value: Self
+        do { value = try JSONDecoder().decode(Self.self, from: data) } catch let error as DecodingError {
             throw DatasetError(path: path, reason: "not a \(Self.self) file: \(explain(error))")
         }
+        if let reason = value.inconsistency { throw DatasetError(path: path, reason: reason) }
+        return value
     }
 }
 
-extension RunResults: ResultsFile {}
+extension RunResults: ResultsFile {
+    /// Matrices whose shape or scores no run can produce (a hand-edited or damaged file).
+    public var inconsistency: String? {
+        guard tool.name == "fpbench" else { return "written by '\(tool.name)', not fpbench" }
+        for m in matrices {
+            let name = "matrix \(m.algorithm)/\(m.test)"
+            guard m.scores.count == m.rows.count, m.rawFigures.count == m.rows.count, m.offsets.count == m.rows.count else {
+                return "\(name): \(m.rows.count) rows named but \(m.scores.count) rows of scores"
+            }
+            for (r, row) in m.scores.enumerated() {
+                guard row.count == m.columns.count, m.rawFigures[r].count == m.columns.count, m.offsets[r].count == m.columns.count else {
+                    return "\(name), row \(r + 1): \(row.count) scores for \(m.columns.count) references"
+                }
+                if let bad = row.compactMap({ $0 }).first(where: { !($0 >= 0 && $0 <= 1) }) {
+                    return "\(name), row \(r + 1): score \(bad) is outside 0...1"
+                }
+            }
+        }
+        return nil
+    }
+}
 
 /// The thesis's matrix for one algorithm and one test: rows are queries (the "unknown" files), columns
 /// the references (the "original" files); nil where a query failed.

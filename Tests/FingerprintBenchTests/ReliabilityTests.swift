@@ -104,3 +104,37 @@ import Testing
         #expect(results.matrices.count == 1)  // the run went on
     }
 }
+
+@Suite struct ReportInputTests {
+    @Test func aRaggedOrOutOfRangeResultsFileIsRefusedWithItsReason() throws {
+        let results = try run(try ciDataset(), algorithms: ["chroma-baseline"], tests: ["test1-cropping"])
+        var ragged = results
+        ragged.matrices[0].scores[0].removeLast()
+        #expect { try RunResults.decode(ragged.encoded(), path: "r.json") } throws: { "\($0)".contains("1 scores for 2 references") }
+        var outOfRange = results
+        outOfRange.matrices[0].scores[0][0] = 7
+        #expect { try RunResults.decode(outOfRange.encoded(), path: "r.json") } throws: { "\($0)".contains("outside 0...1") }
+        #expect(try RunResults.decode(results.encoded(), path: "r.json") == results)
+    }
+}
+
+@Suite struct OddFileTests {
+    @Test func oddFilesGetTheirOwnReason() throws {
+        let folder = temporaryFolder()
+        let random = folder.appendingPathComponent("random.mp3")
+        try Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }).write(to: random)
+        let loop = folder.appendingPathComponent("loop1")
+        try FileManager.default.createSymbolicLink(atPath: loop.path, withDestinationPath: folder.appendingPathComponent("loop2").path)
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("loop2").path, withDestinationPath: loop.path)
+        for (path, reason) in [(random.path, "no audio libsndfile can decode"), (loop.path, "symbolic link"), (folder.path, "a folder")] {
+            #expect { try AudioReader.read(path) } throws: { "\($0)".hasPrefix(path) && "\($0)".contains(reason) }
+        }
+    }
+
+    @Test func anUnwritableCacheCostsSpeedNotResults() throws {
+        let blocked = temporaryFolder().appendingPathComponent("not-a-folder")
+        try Data("a file where the cache folder should be".utf8).write(to: blocked)
+        let results = try run(try ciDataset(), algorithms: ["haitsma-kalker"], tests: ["test1-cropping"], cache: blocked)
+        #expect(results.failures.isEmpty && results.matrices.first?.scores.count == 2)
+    }
+}

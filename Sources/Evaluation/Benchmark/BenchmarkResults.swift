@@ -58,7 +58,21 @@ public struct BenchmarkResults: Sendable, Codable, Equatable {
     public var failures: [RunResults.Problem]
 }
 
-extension BenchmarkResults: ResultsFile {}
+extension BenchmarkResults: ResultsFile {
+    /// Answers that point at no query or no catalog track (a hand-edited or damaged file).
+    public var inconsistency: String? {
+        guard tool.name == "fpbench" else { return "written by '\(tool.name)', not fpbench" }
+        let ids = Set(queries.map(\.id))
+        guard ids.count == queries.count else { return "query ids repeat" }
+        for answer in answers {
+            guard ids.contains(answer.query) else { return "an answer of \(answer.algorithm) names query '\(answer.query)', which is not listed" }
+            if let bad = answer.top.first(where: { !catalog.tracks.indices.contains($0.track) || !($0.score >= 0 && $0.score <= 1) }) {
+                return "the answer of \(answer.algorithm) to \(answer.query): track \(bad.track) or score \(bad.score) out of range"
+            }
+        }
+        return catalog.trackSeconds.count == catalog.tracks.count ? nil : "catalog: \(catalog.tracks.count) tracks but \(catalog.trackSeconds.count) durations"
+    }
+}
 extension BenchmarkCosts: ResultsFile {}
 
 /// What the benchmark cost, measured by the tool itself (times vary from run to run).
