@@ -87,11 +87,11 @@ import Testing
 @Suite struct GoldenFingerprintTests {
     static let golden: [String: (revision: Int, sha256: String)] = [
         "maa-thesis": (1, "7e1d2ae10ffffb8722f94af26330387b42041a4d14468eece3770080999347e3"),
-        "afa-thesis": (1, "6513666d7afee7755e3e8ee2209fdf278956e67a16d803d9081bcf90c2d08022"),
-        "waveprint": (1, "e14cc87a2a5ad6dc7cc56fab44e58d80a9c05b2ea1cde784a6e6aafa4305b26b"),
-        "constellation": (1, "753ee5bc101d78ad9ca02c0eff3b5e5e455b57bd795317c9ac34b149cda62ee4"),
-        "haitsma-kalker": (1, "36d3cdc327b6cf5371f4ce358d55d89d1595a8a57cce73bb477c607a8daa9cc0"),
-        "chroma-baseline": (1, "9954d52a1ca71a567963960c1381e029c3e4cfc8c08ecbbe2a9f8f38da9760cc"),
+        "afa-thesis": (2, "5e74efdf5f13b7b844277e97f5c5dc678f7043e88e846d76bf11594ecf348530"),
+        "waveprint": (2, "5741723a78f1b04f0319a439d1b3975afd28ca642337a9551d4526d32ea45367"),
+        "constellation": (2, "685281d042deec10cc686accf65ec25a063c466cefdae8db3d6db5ba667e303f"),
+        "haitsma-kalker": (2, "904a57c06ede713aeb1f031b0fb173b9f235d4920bb904b5f749ca98ae6c0f4d"),
+        "chroma-baseline": (2, "fb856e5a8df65115790a1611956dfcb6fe134bf1f5f0b128dddc0d7bede19921"),
     ]
 
     /// 6 s of two gliding tones over seeded pink noise, at the algorithm's rate.

@@ -60,7 +60,7 @@ struct AlignedVoteMatcher {
             return position >= -tolerance && position <= Int(lastQueryStart) + tolerance
         }.count
         let score = spanned > 0 ? min(1, Double(best.images) / Double(spanned)) : 0
-        return Comparison(score: score, offset: Double(best.offset) * query.hopDuration, rawFigure: Double(best.images))
+        return Comparison(score: score, offset: Double(best.offset) * query.step, rawFigure: Double(best.images))
     }
 }
 
@@ -73,7 +73,7 @@ public struct LSHIndex: FingerprintIndex {
     /// The global hop of every catalog image (references laid end to end in hops), by global position.
     private var imageHops: [UInt32] = []
     private var hops = ReferenceLayout()
-    private var hopDuration = 0.0
+    private var step = 0.0
     /// Keys held by more catalog images than this (silence, steady tones) are skipped at lookup:
     /// they agree with everything. Higher: slower queries, slightly more hits on quiet passages.
     static let commonKeyLimit = 200
@@ -88,9 +88,9 @@ public struct LSHIndex: FingerprintIndex {
                 postings.append(key: Self.key(table: table, print.key(image: image, table: table)), position: first + UInt32(image))
             }
         }
-        let firstHop = hops.add(length: Int((print.duration / print.hopDuration).rounded(.up)) + 1)
+        let firstHop = hops.add(length: Int((print.duration / print.step).rounded(.up)) + 1)
         imageHops += print.imageStarts.map { firstHop + $0 }
-        hopDuration = print.hopDuration
+        step = print.step
     }
 
     public mutating func seal() { postings.seal() }
@@ -116,7 +116,7 @@ public struct LSHIndex: FingerprintIndex {
             }
         }
         return votes.best(limit: limit, locate: hops.locateOffset).map {
-            Candidate(reference: $0.reference, offset: Double($0.offset) * hopDuration, hits: $0.votes)
+            Candidate(reference: $0.reference, offset: Double($0.offset) * step, hits: $0.votes)
         }
     }
 

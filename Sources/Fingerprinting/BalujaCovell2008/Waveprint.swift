@@ -40,7 +40,8 @@ public struct Waveprint: FingerprintAlgorithm, Parameterized {
     }
 
     public var identifier: String { "waveprint" }
-    public var revision: Int { 1 }
+    /// 2: the time unit is stored as `step` (was frameDuration, hopDuration or imageDuration).
+    public var revision: Int { 2 }
     public var displayName: String { "Waveprint, wavelets + min-hash + LSH (Baluja & Covell 2008)" }
     public var sampleRate: Double { parameters.sampleRate }
     public var rawFigureName: String { "aligned reference images hit" }
@@ -97,7 +98,7 @@ public struct Waveprint: FingerprintAlgorithm, Parameterized {
             keys += hasher.tableKeys(image.values)
         }
         return WaveprintFingerprint(tableCount: parameters.tableCount, keys: keys, imageStarts: starts.map(UInt32.init),
-                                    hopDuration: Double(parameters.hop) / sampleRate, duration: audio.duration)
+                                    step: Double(parameters.hop) / sampleRate, duration: audio.duration)
     }
 
     public func compare(query: WaveprintFingerprint, reference: WaveprintFingerprint) -> Comparison {
@@ -117,7 +118,7 @@ public struct WaveprintFingerprint: Fingerprint, Equatable {
     public var keys: [UInt64]
     /// The first frame (hop) of each image.
     public var imageStarts: [UInt32]
-    public var hopDuration: Double
+    public var step: Double
     public var duration: Double
 
     public var subFingerprintCount: Int { imageStarts.count }
@@ -126,12 +127,12 @@ public struct WaveprintFingerprint: Fingerprint, Equatable {
     func key(image: Int, table: Int) -> UInt64 { keys[image * tableCount + table] }
 
     public func slice(from start: Double, duration: Double) -> (print: WaveprintFingerprint, start: Double)? {
-        let hops = sliceRange(count: Int((self.duration / hopDuration).rounded(.up)) + 1, step: hopDuration, from: start, duration: duration)
+        let hops = sliceRange(count: Int((self.duration / step).rounded(.up)) + 1, step: step, from: start, duration: duration)
         let first = UInt32(hops.lowerBound), end = UInt32(hops.upperBound)
         let kept = indices(of: imageStarts, from: first, to: end)
         return (WaveprintFingerprint(tableCount: tableCount, keys: Array(keys[(kept.lowerBound * tableCount)..<(kept.upperBound * tableCount)]),
-                                     imageStarts: imageStarts[kept].map { $0 - first }, hopDuration: hopDuration,
-                                     duration: Double(hops.count) * hopDuration),
-                Double(first) * hopDuration)
+                                     imageStarts: imageStarts[kept].map { $0 - first }, step: step,
+                                     duration: Double(hops.count) * step),
+                Double(first) * step)
     }
 }

@@ -28,6 +28,6 @@ enum AFAMatcher {
             } / Double(length)
         }
         guard let best else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
-        return Comparison(score: best.score, offset: Double(best.shift) * query.imageDuration, rawFigure: best.score)
+        return Comparison(score: best.score, offset: Double(best.shift) * query.step, rawFigure: best.score)
     }
 }

@@ -20,14 +20,15 @@ public struct AFAThesis: FingerprintAlgorithm, Parameterized {
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
     public var identifier: String { "afa-thesis" }
-    public var revision: Int { 1 }
+    /// 2: the time unit is stored as `step` (was frameDuration, hopDuration or imageDuration).
+    public var revision: Int { 2 }
     public var displayName: String { "Audio fingerprinting algorithm (Brandner 2013)" }
     public var sampleRate: Double { parameters.sampleRate }
     public var rawFigureName: String { "mean hits / possible hits" }
-    public var offsetResolution: Double? { imageDuration }
+    public var offsetResolution: Double? { step }
     public var minimumDuration: Double { Double(imageMaker.imageSpan) / sampleRate }
     /// Seconds between the starts of consecutive (non-overlapping) images: 128 × 64 / 5,512 ≈ 1.486 s.
-    var imageDuration: Double { Double(parameters.imageRows * parameters.hop) / sampleRate }
+    var step: Double { Double(parameters.imageRows * parameters.hop) / sampleRate }
 
     /// Every parameter with its source (the profile marks values changed from the defaults).
     public func describe() -> Profile {
@@ -70,7 +71,7 @@ public struct AFAThesis: FingerprintAlgorithm, Parameterized {
             words += encoder.encode(wavelets.values)
         }
         return AFAFingerprint(bitsPerSubFingerprint: 2 * parameters.topWavelets, wordsPerSubFingerprint: encoder.wordCount,
-                              words: words, imageDuration: imageDuration, duration: audio.duration)
+                              words: words, step: step, duration: audio.duration)
     }
 
     /// The thesis answers with the best reference whatever its score: every comparison is a match.
@@ -87,7 +88,7 @@ public struct AFAFingerprint: Fingerprint, Equatable {
     public var bitsPerSubFingerprint: Int
     public var wordsPerSubFingerprint: Int
     public var words: [UInt64]
-    public var imageDuration: Double
+    public var step: Double
     public var duration: Double
 
     public var subFingerprintCount: Int { words.count / wordsPerSubFingerprint }

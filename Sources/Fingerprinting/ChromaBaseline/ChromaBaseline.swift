@@ -20,7 +20,8 @@ public struct ChromaBaseline: FingerprintAlgorithm, Parameterized {
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
     public var identifier: String { "chroma-baseline" }
-    public var revision: Int { 1 }
+    /// 2: the time unit is stored as `step` (was frameDuration, hopDuration or imageDuration).
+    public var revision: Int { 2 }
     public var displayName: String { "Chroma baseline (the 'Adding an algorithm' example)" }
     public var sampleRate: Double { parameters.sampleRate }
     public var minimumDuration: Double { Double(parameters.frameSize) / sampleRate }
@@ -56,7 +57,7 @@ public struct ChromaBaseline: FingerprintAlgorithm, Parameterized {
         let chroma = stft.map(audio.samples, columns: 12) { power, row in
             for (k, pc) in pitchClass.enumerated() where pc >= 0 { row[row.startIndex + pc] += power[k] }
         }
-        return ChromaFingerprint(chroma: chroma.values, frameDuration: Double(p.hop) / p.sampleRate, duration: audio.duration)
+        return ChromaFingerprint(chroma: chroma.values, step: Double(p.hop) / p.sampleRate, duration: audio.duration)
     }
 
     public func compare(query: ChromaFingerprint, reference: ChromaFingerprint) -> Comparison {
@@ -65,7 +66,7 @@ public struct ChromaBaseline: FingerprintAlgorithm, Parameterized {
         }
         guard let best else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
         let score = min(1, max(0, best.score))
-        return Comparison(score: score, offset: Double(best.shift) * query.frameDuration, rawFigure: best.score)
+        return Comparison(score: score, offset: Double(best.shift) * query.step, rawFigure: best.score)
     }
 
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.score >= parameters.matchThreshold }
@@ -74,7 +75,7 @@ public struct ChromaBaseline: FingerprintAlgorithm, Parameterized {
 /// Twelve pitch-class energies per frame.
 public struct ChromaFingerprint: Fingerprint, Equatable {
     public var chroma: [Float]
-    public var frameDuration: Double
+    public var step: Double
     public var duration: Double
 
     public var subFingerprintCount: Int { chroma.count / 12 }

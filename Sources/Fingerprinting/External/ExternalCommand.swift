@@ -57,7 +57,8 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
     }
 
     public var identifier: String { configuration.identifier }
-    public var revision: Int { 1 }
+    /// 2: the time unit is stored as `step` (was frameDuration, hopDuration or imageDuration).
+    public var revision: Int { 2 }
     public var displayName: String { configuration.displayName }
     public var sampleRate: Double { configuration.sampleRate }
     public var minimumDuration: Double { configuration.minimumDuration }
@@ -80,12 +81,12 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
         let started = Date()
         let stdout = try run(configuration.command.map { $0 == "{input}" ? input : $0 }, folder: folder)
         let words = try parse(stdout)
-        return ExternalFingerprint(words: words, wordDuration: configuration.wordDuration, duration: audio.duration,
+        return ExternalFingerprint(words: words, step: configuration.wordDuration, duration: audio.duration,
                                    commandSeconds: Date().timeIntervalSince(started))
     }
 
     public func compare(query: ExternalFingerprint, reference: ExternalFingerprint) -> Comparison {
-        bestBitErrorComparison(query: query.words, reference: reference.words, wordDuration: configuration.wordDuration)
+        bestBitErrorComparison(query: query.words, reference: reference.words, step: configuration.wordDuration)
     }
 
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure < configuration.berThreshold }
@@ -133,7 +134,7 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
 /// The words an external command printed, and how long the command took (start-up included).
 public struct ExternalFingerprint: Fingerprint, Equatable {
     public var words: [UInt32]
-    public var wordDuration: Double
+    public var step: Double
     public var duration: Double
     /// Wall time of the command, process start-up included.
     public var commandSeconds: Double

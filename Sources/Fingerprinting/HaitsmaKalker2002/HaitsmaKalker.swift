@@ -20,14 +20,15 @@ public struct HaitsmaKalker: FingerprintAlgorithm, Parameterized {
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
     public var identifier: String { "haitsma-kalker" }
-    public var revision: Int { 1 }
+    /// 2: the time unit is stored as `step` (was frameDuration, hopDuration or imageDuration).
+    public var revision: Int { 2 }
     public var displayName: String { "Philips robust hash (Haitsma & Kalker 2002)" }
     public var sampleRate: Double { parameters.sampleRate }
     public var rawFigureName: String { "bit-error rate" }
-    public var offsetResolution: Double? { frameDuration }
+    public var offsetResolution: Double? { step }
     /// Two frames give the first sub-fingerprint.
     public var minimumDuration: Double { Double(parameters.frameSize + parameters.hop) / sampleRate }
-    var frameDuration: Double { Double(parameters.hop) / sampleRate }
+    var step: Double { Double(parameters.hop) / sampleRate }
 
     /// Every parameter with its source (the profile marks values changed from the defaults).
     public func describe() -> Profile {
@@ -59,11 +60,11 @@ public struct HaitsmaKalker: FingerprintAlgorithm, Parameterized {
                 row[row.startIndex + band] = range.reduce(Float(0)) { $0 + power[$1] }
             }
         }
-        return HKFingerprint(words: EnergyDifferenceHasher.words(energies), frameDuration: frameDuration, duration: audio.duration)
+        return HKFingerprint(words: EnergyDifferenceHasher.words(energies), step: step, duration: audio.duration)
     }
 
     public func compare(query: HKFingerprint, reference: HKFingerprint) -> Comparison {
-        bestBitErrorComparison(query: query.words, reference: reference.words, wordDuration: query.frameDuration)
+        bestBitErrorComparison(query: query.words, reference: reference.words, step: query.step)
     }
 
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure < parameters.berThreshold }
@@ -74,15 +75,15 @@ public struct HaitsmaKalker: FingerprintAlgorithm, Parameterized {
 /// One 32-bit word per frame after the first.
 public struct HKFingerprint: Fingerprint, Equatable {
     public var words: [UInt32]
-    public var frameDuration: Double
+    public var step: Double
     public var duration: Double
 
     public var subFingerprintCount: Int { words.count }
     public var byteCount: Int { words.count * 4 }
 
     public func slice(from start: Double, duration: Double) -> (print: HKFingerprint, start: Double)? {
-        let range = sliceRange(count: words.count, step: frameDuration, from: start, duration: duration)
-        return (HKFingerprint(words: Array(words[range]), frameDuration: frameDuration, duration: Double(range.count) * frameDuration),
-                Double(range.lowerBound) * frameDuration)
+        let range = sliceRange(count: words.count, step: step, from: start, duration: duration)
+        return (HKFingerprint(words: Array(words[range]), step: step, duration: Double(range.count) * step),
+                Double(range.lowerBound) * step)
     }
 }

@@ -3,7 +3,7 @@
 /// flipped, and votes for (reference, offset); the references with the most aligned votes are candidates.
 public struct SubFingerprintLookup: FingerprintIndex {
     private var postings = Postings(keyBits: 32)
-    private var frameDuration = 0.0
+    private var step = 0.0
     /// Sub-fingerprints held at more catalog positions than this carry no information (silence, steady
     /// tones) and are skipped at lookup (higher: slower queries, a little more recall on quiet music).
     static let commonWordLimit = 500
@@ -14,7 +14,7 @@ public struct SubFingerprintLookup: FingerprintIndex {
         precondition(reference == postings.referenceCount, "references are added in order")
         let first = postings.addReference(length: print.words.count)
         for (i, word) in print.words.enumerated() { postings.append(key: word, position: first + UInt32(i)) }
-        frameDuration = print.frameDuration
+        step = print.step
     }
 
     public mutating func seal() { postings.seal() }
@@ -28,7 +28,7 @@ public struct SubFingerprintLookup: FingerprintIndex {
             }
         }
         return votes.best(limit: limit, minimumVotes: 2, locate: postings.layout.locateOffset).map {
-            Candidate(reference: $0.reference, offset: Double($0.offset) * frameDuration, hits: $0.votes)
+            Candidate(reference: $0.reference, offset: Double($0.offset) * step, hits: $0.votes)
         }
     }
 

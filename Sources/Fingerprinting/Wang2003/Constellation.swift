@@ -31,13 +31,14 @@ public struct Constellation: FingerprintAlgorithm, Parameterized {
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
     public var identifier: String { "constellation" }
-    public var revision: Int { 1 }
+    /// 2: the time unit is stored as `step` (was frameDuration, hopDuration or imageDuration).
+    public var revision: Int { 2 }
     public var displayName: String { "Constellation hashing (Wang 2003)" }
     public var sampleRate: Double { parameters.sampleRate }
     public var rawFigureName: String { "time-aligned matching hashes" }
-    public var offsetResolution: Double? { frameDuration }
+    public var offsetResolution: Double? { step }
     public var minimumDuration: Double { Double(parameters.fftSize + parameters.hop * parameters.minimumTimeDelta) / sampleRate }
-    var frameDuration: Double { Double(parameters.hop) / sampleRate }
+    var step: Double { Double(parameters.hop) / sampleRate }
 
     /// Every parameter with its source (the profile marks values changed from the defaults).
     public func describe() -> Profile {
@@ -80,7 +81,7 @@ public struct Constellation: FingerprintAlgorithm, Parameterized {
         }
         let ordered = pairs.sorted { ($0.time, $0.hash) < ($1.time, $1.hash) }
         return ConstellationFingerprint(hashes: ordered.map(\.hash), times: ordered.map(\.time),
-                                        frameDuration: frameDuration, duration: audio.duration)
+                                        step: step, duration: audio.duration)
     }
 
     public func compare(query: ConstellationFingerprint, reference: ConstellationFingerprint) -> Comparison {
@@ -101,7 +102,7 @@ struct HashAtTime: Hashable {
 public struct ConstellationFingerprint: Fingerprint, Equatable {
     public var hashes: [UInt32]
     public var times: [UInt32]
-    public var frameDuration: Double
+    public var step: Double
     public var duration: Double
 
     public var subFingerprintCount: Int { hashes.count }
@@ -109,11 +110,11 @@ public struct ConstellationFingerprint: Fingerprint, Equatable {
     public var byteCount: Int { hashes.count * 8 }
 
     public func slice(from start: Double, duration: Double) -> (print: ConstellationFingerprint, start: Double)? {
-        let frames = sliceRange(count: Int((self.duration / frameDuration).rounded(.up)) + 1, step: frameDuration, from: start, duration: duration)
+        let frames = sliceRange(count: Int((self.duration / step).rounded(.up)) + 1, step: step, from: start, duration: duration)
         let first = UInt32(frames.lowerBound), end = UInt32(frames.upperBound)
         let kept = indices(of: times, from: first, to: end)
         return (ConstellationFingerprint(hashes: Array(hashes[kept]), times: times[kept].map { $0 - first },
-                                         frameDuration: frameDuration, duration: Double(frames.count) * frameDuration),
-                Double(first) * frameDuration)
+                                         step: step, duration: Double(frames.count) * step),
+                Double(first) * step)
     }
 }

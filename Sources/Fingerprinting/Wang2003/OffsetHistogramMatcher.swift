@@ -16,7 +16,7 @@ enum OffsetHistogramMatcher {
             if queryTimes[hash]?.contains(where: { abs(Int(time) - $0 - offset) <= 1 }) == true { reproduced += 1 }
         }
         return Comparison(score: spanned > 0 ? Double(reproduced) / Double(spanned) : 0,
-                          offset: Double(offset) * query.frameDuration, rawFigure: Double(aligned))
+                          offset: Double(offset) * query.step, rawFigure: Double(aligned))
     }
 
     /// The offset (in frames) with the most votes, and how many query hashes have a hit within ±1 frame of it.
@@ -45,7 +45,7 @@ enum OffsetHistogramMatcher {
 /// votes (±1 frame) are the candidates, at their best offset.
 public struct InvertedHashIndex: FingerprintIndex {
     private var postings = Postings(keyBits: 20)
-    private var frameDuration = 0.0
+    private var step = 0.0
     /// Hashes held at more catalog positions than this are skipped at lookup: they vote everywhere and
     /// cost most of a query's time (audfprint keeps at most 100 entries per hash). Higher: slower
     /// queries on large catalogs, slightly more aligned hits.
@@ -55,10 +55,10 @@ public struct InvertedHashIndex: FingerprintIndex {
 
     public mutating func add(_ print: ConstellationFingerprint, reference: Int) {
         precondition(reference == postings.referenceCount, "references are added in order")
-        let length = max(Int(print.times.last ?? 0) + 1, Int((print.duration / print.frameDuration).rounded(.up)))
+        let length = max(Int(print.times.last ?? 0) + 1, Int((print.duration / print.step).rounded(.up)))
         let first = postings.addReference(length: length)
         for (hash, time) in zip(print.hashes, print.times) { postings.append(key: hash, position: first + time) }
-        frameDuration = print.frameDuration
+        step = print.step
     }
 
     public mutating func seal() { postings.seal() }
@@ -69,7 +69,7 @@ public struct InvertedHashIndex: FingerprintIndex {
             postings.forEachPosition(of: hash, limit: Self.commonHashLimit) { votes.add(globalOffset: Int($0) - Int(time)) }
         }
         return votes.best(limit: limit, minimumVotes: 2, locate: postings.layout.locateOffset).map {
-            Candidate(reference: $0.reference, offset: Double($0.offset) * frameDuration, hits: $0.votes)
+            Candidate(reference: $0.reference, offset: Double($0.offset) * step, hits: $0.votes)
         }
     }
 
