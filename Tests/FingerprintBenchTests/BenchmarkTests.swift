@@ -120,3 +120,13 @@ func smallBenchmark(threads: Int, cache: URL?) throws -> (BenchmarkResults, Benc
         #expect { try BenchmarkSpec.load(file.path) } throws: { "\($0)".contains("appears twice") }
     }
 }
+
+@Suite struct PairedTestTests {
+    @Test func mcNemarsExactTestMatchesTheBinomial() {
+        // 0 vs 6 discordant pairs: 2 · (1/2)^6 = 0.03125; 1 vs 5: 2 · 7/64 = 0.21875; none: 1.
+        #expect(abs(mcNemarExactP(0, 6) - 0.03125) < 1e-12)
+        #expect(abs(mcNemarExactP(5, 1) - 0.21875) < 1e-12)
+        #expect(mcNemarExactP(0, 0) == 1 && mcNemarExactP(3, 3) == 1)
+        #expect(mcNemarExactP(0, 2000) < 1e-100)  // no overflow for long runs
+    }
+}

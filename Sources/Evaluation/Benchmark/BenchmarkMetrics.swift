@@ -122,3 +122,14 @@ public struct BenchmarkMetrics: Sendable, Equatable {
         negatives.first { $0.algorithm == algorithm && $0.length == length }
     }
 }
+
+/// McNemar's exact test on paired outcomes: `b` pairs where only the first method succeeded, `c` where
+/// only the second did. The two-sided p-value of "both succeed equally often" (binomial, p = 1/2).
+public func mcNemarExactP(_ b: Int, _ c: Int) -> Double {
+    let n = b + c
+    guard n > 0 else { return 1 }
+    // Σ_{i ≤ min(b, c)} C(n, i) / 2^n, in logarithms so large n cannot overflow.
+    func logChoose(_ n: Int, _ k: Int) -> Double { lgamma(Double(n + 1)) - lgamma(Double(k + 1)) - lgamma(Double(n - k + 1)) }
+    let tail = (0...min(b, c)).reduce(0.0) { $0 + exp(logChoose(n, $1) - Double(n) * log(2)) }
+    return min(1, 2 * tail)
+}
