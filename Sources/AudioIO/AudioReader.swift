@@ -27,15 +27,7 @@ public enum AudioReader {
         let file = try SoundFile(path: path)
         var startFrame = 0, frameCount: Int?
         if let window {
-            guard window.start.isFinite, window.duration.isFinite, window.start >= 0, window.duration > 0,
-                  window.start + window.duration <= 86_400 else {
-                throw AudioError.windowOutOfRange(path: path, window: window, fileDuration: file.duration ?? 0)
-            }
-            startFrame = Int((window.start * file.sampleRate).rounded())
-            frameCount = Int((window.duration * file.sampleRate).rounded())
-            if let frames = file.frames, startFrame + frameCount! > frames {
-                throw AudioError.windowOutOfRange(path: path, window: window, fileDuration: file.duration ?? 0)
-            }
+            (startFrame, frameCount) = try frames(of: window, in: file)
             try file.seek(toFrame: startFrame)
         }
         let outputRate = sampleRate ?? file.sampleRate
@@ -72,6 +64,28 @@ public enum AudioReader {
         }
         // soxr's flush may leave a sample more or less than the exact ratio of what was decoded.
         return Audio(samples: fitted(output, to: Int((Double(decoded) * outputRate / file.sampleRate).rounded())), sampleRate: outputRate)
+    }
+
+    /// The first frame and the frame count of `window`, checked against the header's length.
+    private static func frames(of window: TimeWindow, in file: SoundFile) throws -> (start: Int, count: Int) {
+        guard window.start.isFinite, window.duration.isFinite, window.start >= 0, window.duration > 0,
+              window.start + window.duration <= 86_400 else {
+            throw AudioError.windowOutOfRange(path: file.path, window: window, fileDuration: file.duration ?? 0)
+        }
+        let start = Int((window.start * file.sampleRate).rounded()), count = Int((window.duration * file.sampleRate).rounded())
+        if let frames = file.frames, start + count > frames {
+            throw AudioError.windowOutOfRange(path: file.path, window: window, fileDuration: file.duration ?? 0)
+        }
+        return (start, count)
+    }
+
+    /// How many samples `read(path, sampleRate:, window:)` returns for an intact file, from the header
+    /// alone (a header that states no length is decoded to find out).
+    public static func sampleCount(_ path: String, sampleRate: Double, window: TimeWindow) throws -> Int {
+        let file = try SoundFile(path: path)
+        guard file.frames != nil else { return try read(path, sampleRate: sampleRate, window: window).samples.count }
+        let count = try frames(of: window, in: file).count
+        return sampleRate == file.sampleRate ? count : Int((Double(count) * sampleRate / file.sampleRate).rounded())
     }
 
     /// The file's duration in seconds, from its header, without decoding; when the header states no

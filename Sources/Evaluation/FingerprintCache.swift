@@ -40,10 +40,11 @@ struct FingerprintCache: Sendable {
         }
     }
 
-    func fingerprint(_ algorithm: AnyAlgorithm, role: FingerprintRole, audio: Audio, audioDigest: String) throws -> AnyFingerprint {
-        if let cached = load(algorithm, role: role, contentKey: audioDigest) { return cached }
-        let print = try algorithm.fingerprint(audio.resampled(to: algorithm.sampleRate), role: role)
-        store(print, algorithm, role: role, contentKey: audioDigest)
+    /// The cached fingerprint, or one made from `audio()` (called only on a miss) and stored.
+    func fingerprint(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String, audio: () throws -> Audio) throws -> AnyFingerprint {
+        if let cached = load(algorithm, role: role, contentKey: contentKey) { return cached }
+        let print = try algorithm.fingerprint(audio().resampled(to: algorithm.sampleRate), role: role)
+        store(print, algorithm, role: role, contentKey: contentKey)
         return print
     }
 }
@@ -56,13 +57,6 @@ enum CacheWarning {
         let first = lock.withLock { () -> Bool in defer { said = true }; return !said }
         if first { FileHandle.standardError.write(Data(text.utf8)) }
     }
-}
-
-/// SHA-256 of the samples and rate: the audio's identity for the cache.
-func digest(_ audio: Audio) -> String {
-    var data = Data("\(audio.sampleRate)|".utf8)
-    audio.samples.withUnsafeBytes { data.append(contentsOf: $0) }
-    return sha256Hex(data)
 }
 
 /// Removes, below `folder`, the temporary files Foundation's atomic writes leave when their process is

@@ -62,10 +62,10 @@ public struct Runner {
         }
     }
 
-    /// One test's queries: their records and their degraded audio (nil where making it failed).
+    /// One test's queries: their records and their plans (row by row).
     struct PlannedTest {
         var record: RunResults.TestRecord
-        var audio: [Audio?]
+        var plans: [QueryPlanner.Plan]
     }
 
     public func run() -> RunResults {
@@ -73,18 +73,20 @@ public struct Runner {
         let progress = Progress(enabled: c.showProgress)
         var problems = Problems()
         problems.failures = ChecksumCheck(dataset: c.dataset, cacheFolder: c.cacheFolder).problems()
-        let audio = decodeExcerpts(progress: progress, problems: &problems)
+        let durations = measureExcerpts(&problems)
         let sources = c.dataset.manifest.sources.filter { source in
-            if audio[source.reference] != nil { return true }
+            if durations[source.reference] != nil { return true }
             problems.fail("source \(source.id)", "its reference could not be read; left out of every test", source: source.id, file: source.reference.file)
             return false
         }
         let recordings = loadRecordings(&problems)
-        let tests = planQueries(sources: sources, audio: audio, recordings: recordings, problems: &problems)
-        let distractors = c.dataset.manifest.distractors.filter { audio[$0] != nil }
-        let prints = fingerprint(references: sources.map { audio[$0.reference]! }, tests: tests,
-                                 distractors: distractors.map { audio[$0]! }, progress: progress)
-        prints.reportFailures(algorithms: c.algorithms, sources: sources, tests: tests, distractors: distractors, problems: &problems)
+        let tests = planQueries(sources: sources, durations: durations, planner: QueryPlanner(seed: c.seed, recordings: recordings),
+                                problems: &problems)
+        let distractors = c.dataset.manifest.distractors.filter { durations[$0] != nil }
+        let audio = QueryAudio(excerpts: excerptAudio ?? ExcerptAudio(dataset: c.dataset), tests: tests)
+        keepQueries(tests, audio: audio, problems: &problems)
+        let prints = fingerprint(sources: sources, tests: tests, distractors: distractors, audio: audio, progress: progress)
+        prints.reportFailures(algorithms: c.algorithms, sources: sources, tests: tests, distractors: distractors, audio: audio, problems: &problems)
         let matrices = compare(prints, sources: sources, tests: tests, progress: progress)
         let catalogs = c.searchCatalogs && !distractors.isEmpty
             ? searchCatalogs(prints, sources: sources, tests: tests, distractors: distractors, progress: progress) : []
@@ -92,24 +94,22 @@ public struct Runner {
         return assemble(prints, sources: sources, tests: tests.map(\.record), matrices: matrices, catalogs: catalogs, problems: problems)
     }
 
-    // MARK: Decode
+    // MARK: Measure
 
-    /// Every excerpt the suite needs (references, the recordings tests cut from, distractors), once.
-    private func decodeExcerpts(progress: Progress, problems: inout Problems) -> [Excerpt: Audio] {
+    /// The length, at the working rate, of every excerpt the suite needs (references, the recordings
+    /// tests cut from, distractors), from the files' headers: nothing is decoded before it is needed.
+    private func measureExcerpts(_ problems: inout Problems) -> [Excerpt: Double] {
         let c = configuration
         let needed = Set(c.dataset.manifest.sources.flatMap { source in [source.reference] + c.suite.tests.compactMap { $0.recipe.excerpt(of: source) } }
-                         + c.dataset.manifest.distractors)
-        let shared = excerptAudio ?? ExcerptAudio(dataset: c.dataset)
-        progress.start("decoding", total: needed.count)
-        let decoded = shared.decode(needed.sorted { ($0.file, $0.start) < ($1.file, $1.start) }, threads: c.threads) { progress.advance() }
-        var audio: [Excerpt: Audio] = [:]
-        for (excerpt, result) in decoded {
-            switch result {
-            case .success(let a): audio[excerpt] = a
-            case .failure(let error): problems.fail(excerpt.file, "\(error)", file: excerpt.file)
-            }
+                         + c.dataset.manifest.distractors).sorted { ($0.file, $0.start) < ($1.file, $1.start) }
+        var durations: [Excerpt: Double] = [:]
+        for excerpt in needed {
+            do {
+                durations[excerpt] = Double(try AudioReader.sampleCount(c.dataset.path(excerpt.file), sampleRate: Self.workingRate,
+                                                                        window: excerpt.window)) / Self.workingRate
+            } catch { problems.fail(excerpt.file, "\(error)", file: excerpt.file) }
         }
-        return audio
+        return durations
     }
 
     // MARK: Recordings
@@ -137,62 +137,71 @@ public struct Runner {
 
     // MARK: Plan and degrade
 
-    private func planQueries(sources: [Source], audio: [Excerpt: Audio], recordings: [String: Audio], problems: inout Problems) -> [PlannedTest] {
-        let c = configuration
-        let planner = QueryPlanner(seed: c.seed, recordings: recordings)
-        return c.suite.tests.map { test in
-            var planned: [(Source, QueryPlanner.Plan)] = []
+    private func planQueries(sources: [Source], durations: [Excerpt: Double], planner: QueryPlanner, problems: inout Problems) -> [PlannedTest] {
+        configuration.suite.tests.map { test in
+            var result = PlannedTest(record: RunResults.TestRecord(definition: test, queries: []), plans: [])
             for source in sources {
                 let item = "\(test.id)/\(source.id)"
                 do {
-                    switch try planner.plan(test, source: source, excerptDuration: { audio[$0]?.duration ?? 0 }) {
-                    case .planned(let plan) where audio[plan.excerpt] == nil:
+                    switch try planner.plan(test, source: source, excerptDuration: { durations[$0] ?? 0 }) {
+                    case .planned(let plan) where durations[plan.excerpt] == nil:
                         problems.fail(item, "\(plan.excerpt.file) could not be read", test: test.id, source: source.id, file: plan.excerpt.file)
-                    case .planned(let plan): planned.append((source, plan))
+                    case .planned(let plan):
+                        result.record.queries.append(.init(source: source.id, excerpt: plan.excerpt, seed: plan.chain.seed,
+                                                           degradations: plan.chain.records, simulated: plan.simulated))
+                        result.plans.append(plan)
                     case .skipped(let reason): problems.skip(item, reason, test: test.id, source: source.id)
                     }
                 } catch {
                     problems.fail(item, "\(error)", test: test.id, source: source.id)
                 }
             }
-            let made = parallelMap(planned.count, threads: c.threads) { i -> Result<Audio, Error> in
-                Result { try planned[i].1.chain.apply(audio[planned[i].1.excerpt]!) }
-            }
-            var result = PlannedTest(record: RunResults.TestRecord(definition: test, queries: []), audio: [])
-            for ((source, plan), query) in zip(planned, made) {
-                result.record.queries.append(.init(source: source.id, excerpt: plan.excerpt, seed: plan.chain.seed,
-                                                   degradations: plan.chain.records, simulated: plan.simulated))
-                switch query {
-                case .success(let query):
-                    result.audio.append(query)
-                    keep(query, test: test.id, source: source.id, problems: &problems)
-                case .failure(let error):
-                    result.audio.append(nil)
-                    problems.fail("\(test.id)/\(source.id)", "degradation failed: \(error)", test: test.id, source: source.id)
-                }
-            }
             return result
+        }
+    }
+
+    /// With --keep-audio, every query is made now and written as WAV.
+    private func keepQueries(_ tests: [PlannedTest], audio: QueryAudio, problems: inout Problems) {
+        guard configuration.keepAudioFolder != nil else { return }
+        for (t, test) in tests.enumerated() {
+            for (row, query) in test.record.queries.enumerated() {
+                if case .success(let made) = audio.query(test: t, row: row) { keep(made, test: test.record.definition.id, source: query.source, problems: &problems) }
+            }
         }
     }
 
     // MARK: Fingerprint
 
-    /// Every algorithm × (references + queries + distractors), through the cache.
-    private func fingerprint(references: [Audio], tests: [PlannedTest], distractors: [Audio], progress: Progress) -> PrintTable {
+    /// Every algorithm × (references + queries + distractors), through the cache, keyed by what
+    /// determines each input (file checksums, windows, the test and its seed), so a warm run decodes nothing.
+    private func fingerprint(sources: [Source], tests: [PlannedTest], distractors: [Excerpt], audio: QueryAudio, progress: Progress) -> PrintTable {
         let c = configuration
-        var items: [(PrintTable.Item, Audio?, FingerprintRole)] = references.enumerated().map { (.reference($0.offset), $0.element, .reference) }
-        for (t, test) in tests.enumerated() { items += test.audio.enumerated().map { (.query(test: t, row: $0.offset), $0.element, .query) } }
-        items += distractors.enumerated().map { (.distractor($0.offset), $0.element, .reference) }
-        let digests = parallelMap(items.count, threads: c.threads) { items[$0].1.map(digest) }
+        let keys = ContentKeys(dataset: c.dataset, seed: c.seed)
+        var items: [(item: PrintTable.Item, key: String, role: FingerprintRole)] = sources.enumerated().map {
+            (.reference($0.offset), keys.excerpt($0.element.reference), .reference)
+        }
+        for (t, test) in tests.enumerated() {
+            items += zip(test.record.queries, test.plans).enumerated().map { row, pair in
+                (.query(test: t, row: row), keys.query(test.record.definition, source: pair.0.source, excerpt: pair.1.excerpt), .query)
+            }
+        }
+        items += distractors.enumerated().map { (.distractor($0.offset), keys.excerpt($0.element), .reference) }
         let cache = FingerprintCache(folder: c.cacheFolder)
         progress.start("fingerprinting", total: c.algorithms.count * items.count)
         let results = parallelMap(c.algorithms.count * items.count, threads: c.threads) { job -> Result<AnyFingerprint, Error>? in
             defer { progress.advance() }
-            let algorithm = c.algorithms[job / items.count], i = job % items.count
-            guard let input = items[i].1 else { return nil }
-            return Result { try cache.fingerprint(algorithm, role: items[i].2, audio: input, audioDigest: digests[i]!) }
+            let algorithm = c.algorithms[job / items.count], (item, key, role) = items[job % items.count]
+            return Result {
+                try cache.fingerprint(algorithm, role: role, contentKey: key) {
+                    switch item {
+                    case .reference(let r): return try audio.excerpts.audio(sources[r].reference).get()
+                    case .query(let t, let row): return try audio.query(test: t, row: row).get()
+                    case .distractor(let d): return try audio.excerpts.audio(distractors[d]).get()
+                    }
+                }
+            }
         }
-        return PrintTable(algorithms: c.algorithms.count, items: items.map(\.0), results: results)
+        return PrintTable(algorithms: c.algorithms.count, items: items.map(\.item), results: results)
     }
 
     // MARK: Compare
@@ -312,10 +321,23 @@ struct PrintTable {
 
     /// Each fingerprint that failed, named by its algorithm and item.
     func reportFailures(algorithms: [AnyAlgorithm], sources: [Source], tests: [Runner.PlannedTest], distractors: [Excerpt],
-                        problems: inout Runner.Problems) {
+                        audio: QueryAudio, problems: inout Runner.Problems) {
+        // Audio that could not be made is reported once per item, not once per algorithm.
+        var reported = Set<Int>()
         for (job, result) in results.enumerated() {
             guard case .failure(let error)? = result else { continue }
             let algorithm = job / items.count
+            if let failure = error as? QueryAudio.Failure {
+                guard reported.insert(job % items.count).inserted else { continue }
+                switch items[job % items.count] {
+                case .reference(let r): problems.fail(sources[r].reference.file, failure.reason, source: sources[r].id, file: sources[r].reference.file)
+                case .query(let t, let row):
+                    let test = tests[t].record.definition.id, source = tests[t].record.queries[row].source
+                    problems.fail("\(test)/\(source)", failure.reason, test: test, source: source)
+                case .distractor(let d): problems.fail(distractors[d].file, failure.reason, file: distractors[d].file)
+                }
+                continue
+            }
             let id = algorithms[algorithm].identifier
             switch items[job % items.count] {
             case .reference(let r):
@@ -330,25 +352,82 @@ struct PrintTable {
     }
 }
 
-/// Decoded excerpts of a dataset at the working rate, kept across runs (a sweep decodes once for all
-/// its levels). Thread-safe.
+/// A value made once, on first use, whichever thread asks first.
+final class Once<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value?
+    private let make: () -> Value
+    init(_ make: @escaping () -> Value) { self.make = make }
+    var get: Value { lock.withLock { if value == nil { value = make() }; return value! } }
+}
+
+/// Decoded excerpts of a dataset at the working rate, each decoded once, when first needed, and kept
+/// across runs (a sweep decodes once for all its levels). Thread-safe.
 public final class ExcerptAudio: @unchecked Sendable {
     let dataset: Dataset
     private let lock = NSLock()
-    private var decoded: [Excerpt: Result<Audio, Error>] = [:]
+    private var decoded: [Excerpt: Once<Result<Audio, Error>>] = [:]
 
     public init(dataset: Dataset) { self.dataset = dataset }
 
-    /// Each excerpt's audio (or why it could not be read), decoding only what is not held yet.
-    func decode(_ excerpts: [Excerpt], threads: Int, advance: @escaping () -> Void) -> [(Excerpt, Result<Audio, Error>)] {
-        let missing = lock.withLock { excerpts.filter { decoded[$0] == nil } }
-        let fresh = parallelMap(missing.count, threads: threads) { i -> Result<Audio, Error> in
-            defer { advance() }
-            return Result { try AudioReader.read(self.dataset.path(missing[i].file), sampleRate: Runner.workingRate, window: missing[i].window) }
+    func audio(_ excerpt: Excerpt) -> Result<Audio, Error> {
+        let once = lock.withLock { () -> Once<Result<Audio, Error>> in
+            if let held = decoded[excerpt] { return held }
+            let made = Once { Result { try AudioReader.read(self.dataset.path(excerpt.file), sampleRate: Runner.workingRate, window: excerpt.window) } }
+            decoded[excerpt] = made
+            return made
         }
-        return lock.withLock {
-            for (excerpt, result) in zip(missing, fresh) { decoded[excerpt] = result }
-            return excerpts.map { ($0, decoded[$0]!) }
+        return once.get.mapError { QueryAudio.Failure(reason: "\($0)") }
+    }
+}
+
+/// The run's queries, each cut and degraded once, when first needed.
+final class QueryAudio: @unchecked Sendable {
+    /// Why an input could not be made (reported once per input, not per algorithm).
+    struct Failure: Error { var reason: String }
+
+    let excerpts: ExcerptAudio
+    private let queries: [[Once<Result<Audio, Error>>]]
+
+    init(excerpts: ExcerptAudio, tests: [Runner.PlannedTest]) {
+        self.excerpts = excerpts
+        queries = tests.map { test in
+            test.plans.map { plan in
+                Once {
+                    excerpts.audio(plan.excerpt).flatMap { excerpt in
+                        Result { try plan.chain.apply(excerpt) }.mapError { QueryAudio.Failure(reason: "degradation failed: \($0)") }
+                    }
+                }
+            }
         }
+    }
+
+    func query(test: Int, row: Int) -> Result<Audio, Error> { queries[test][row].get }
+}
+
+/// Cache keys from what determines an input, known before anything is decoded.
+struct ContentKeys {
+    let dataset: Dataset
+    let seed: UInt64
+
+    /// A file by its manifest checksum (or, without one, its size and modification time).
+    func file(_ path: String) -> String {
+        if let sha = dataset.recordedSHA256(path) { return "sha256:\(sha)" }
+        let full = FileManager.default.fileExists(atPath: path) ? path : dataset.path(path)
+        let attributes = try? FileManager.default.attributesOfItem(atPath: full)
+        return "file:\(path)|\(attributes?[.size] ?? 0)|\((attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+    }
+
+    func excerpt(_ e: Excerpt) -> String { "excerpt|\(file(e.file))|\(e.start)|\(e.duration)|\(Runner.workingRate)" }
+
+    /// A query is fixed by the run's seed, its test (every field), its source, its excerpt and the
+    /// recordings its stages use.
+    func query(_ test: TestDefinition, source: String, excerpt cut: Excerpt) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let definition = (try? encoder.encode(test)).map { String(decoding: $0, as: UTF8.self) } ?? test.id
+        let named = dataset.manifest.noises + dataset.manifest.impulseResponses
+        let recordings = test.recipe.recordings.sorted().map { id in "\(id)=" + (named.first { $0.id == id }.map { file($0.file) } ?? file(id)) }
+        return "query|seed \(seed)|\(definition)|\(source)|\(excerpt(cut))|\(recordings.joined(separator: ","))"
     }
 }
