@@ -351,6 +351,7 @@ extension QueryPlanner {
         var stages: [any Degradation] = []
         if let noise = condition.noise { stages.append(try addNoise(noise)) }
         if let playback = condition.playback { stages += try playbackStages(playback, random: SeededNoise(seed: derivedSeed(seed, "draws"))) }
+        stages += try (condition.stages ?? []).map(stage)
         return stages
     }
 }

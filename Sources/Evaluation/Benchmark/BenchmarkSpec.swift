@@ -8,16 +8,21 @@ public struct BenchmarkCondition: Sendable, Codable, Equatable {
     public var title: String
     public var noise: NoiseSpec?
     public var playback: PlaybackSpec?
+    /// Any further stages, in order, after the noise and the playback chain (see `StageSpec`).
+    public var stages: [StageSpec]?
 
-    public init(id: String, title: String, noise: NoiseSpec? = nil, playback: PlaybackSpec? = nil) {
+    public init(id: String, title: String, noise: NoiseSpec? = nil, playback: PlaybackSpec? = nil, stages: [StageSpec]? = nil) {
         self.id = id
         self.title = title
         self.noise = noise
         self.playback = playback
+        self.stages = stages
     }
 
     /// The dataset recordings (noises, impulse responses) the condition needs.
-    var recordings: [String] { [noise?.kind.recording].compactMap { $0 } + (playback?.recordings ?? []) }
+    var recordings: [String] {
+        [noise?.kind.recording].compactMap { $0 } + (playback?.recordings ?? []) + (stages ?? []).compactMap(\.recording)
+    }
 }
 
 /// What the identification benchmark asks: query lengths, how many queries, which conditions.

@@ -45,5 +45,6 @@ public enum QueryRecipes {
         DifferentRecording.self,
         AddedNoise.self,
         RerecordedPlayback.self,
+        Degraded.self,
     ]
 }

@@ -1,0 +1,68 @@
+import AudioIO
+import DSP
+import Foundation
+@testable import Degradation
+@testable import Evaluation
+import Testing
+
+/// Each unit meets its definition on generated audio.
+@Suite struct DegradationUnitTests {
+    let random = SeededNoise(seed: 1)
+
+    @Test func speedChangesPitchAndTempoTogether() throws {
+        let tone = sine(frequency: 1000, duration: 2, sampleRate: 44_100)
+        let faster = try Speed(factor: 1.02).apply(tone, random: random)
+        #expect(abs(faster.duration - 2 / 1.02) < 0.001)
+        #expect(abs(peakFrequency(faster) - 1020) < 2)
+    }
+
+    @Test func clippingCutsExactlyTheStatedShareOrLevel() {
+        let noise = Audio(samples: SeededNoise(seed: 3).gaussian(count: 44_100, sigma: 0.2), sampleRate: 44_100)  // no ties
+        let byShare = Clipping(level: .share(0.1))
+        let t = byShare.threshold(noise.samples)
+        #expect(noise.samples.filter { abs($0) > t }.count == 4410)
+        let clipped = byShare.apply(noise, random: random)
+        #expect(clipped.samples.map(abs).max() == t)
+        #expect(zip(noise.samples, clipped.samples).filter { $0 != $1 }.count == 4410)
+        let byLevel = Clipping(level: .dBFS(-6)).apply(noise, random: random)
+        #expect(abs(Double(byLevel.samples.map(abs).max()!) - pow(10, -6.0 / 20)) < 1e-6)
+    }
+
+    @Test func theCompressorsSteadyStateFollowsThresholdAndRatio() {
+        // A square wave at -10 dBFS, 10 dB over a -20 dBFS threshold at 4:1, leaves it 2.5 dB over: -17.5 dBFS.
+        let amplitude = Float(pow(10, -10.0 / 20))
+        let square = Audio(samples: (0..<44_100).map { ($0 / 50) % 2 == 0 ? amplitude : -amplitude }, sampleRate: 44_100)
+        let out = Compressor(threshold: -20, ratio: 4).apply(square, random: random)
+        let settled = out.samples.suffix(4410).map { Double(abs($0)) }
+        #expect(abs(20 * log10(settled.reduce(0, +) / Double(settled.count)) + 17.5) < 0.1)
+    }
+
+    @Test func gainAndFiltersDoWhatTheySay() throws {
+        let tone = sine(frequency: 440, amplitude: 0.25, duration: 1, sampleRate: 44_100)
+        #expect(abs(Double(Gain(decibels: 6).apply(tone, random: random).samples.map(abs).max()!) / 0.25 - pow(10, 0.3)) < 1e-3)
+        let planner = QueryPlanner(seed: 1, recordings: [:])
+        let high = sine(frequency: 3000, amplitude: 0.25, duration: 1, sampleRate: 44_100)
+        let lowpassed = try planner.stage(.lowpass(hz: 1000)).apply(high, random: random)
+        #expect(rms(lowpassed.samples) < 0.01 * rms(high.samples))
+        let kept = try planner.stage(.lowpass(hz: 1000)).apply(tone, random: random)
+        #expect(rms(kept.samples) > 0.99 * rms(tone.samples))
+        let highpassed = try planner.stage(.highpass(hz: 1000)).apply(tone, random: random)
+        #expect(rms(highpassed.samples) < 0.01 * rms(tone.samples))
+    }
+
+    @Test func aSuiteFileNamesStagesAndItsBadValuesAreRefused() throws {
+        let path = temporaryFolder().appendingPathComponent("suite.json").path
+        try Data(#"{"name": "s", "tests": [{"id": "radio", "title": "radio-like", "kind": "degraded", "stages": [{"compressor": {"threshold": -24, "ratio": 6}}, {"clipping": {"share": 0.01}}, {"lowpass": {"hz": 5000}}, {"speed": {"factor": 1.01}}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        let suite = try Suite.load(path)
+        let recipe = try #require(suite.tests.first?.recipe as? Degraded)
+        #expect(recipe.stages == [.compressor(threshold: -24, ratio: 6, attack: 0.005, release: 0.1), .clipping(.share(0.01)), .lowpass(hz: 5000), .speed(factor: 1.01)])
+        #expect(try JSONDecoder().decode(Suite.self, from: JSONEncoder().encode(suite)) == suite)
+        try Data(#"{"name": "s", "tests": [{"id": "a", "title": "t", "kind": "degraded", "stages": [{"speed": {"factor": 0}}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        #expect { try Suite.load(path) } throws: { "\($0)".contains("factor: must be within 0.25...4.0") }
+        try Data(#"{"name": "s", "tests": [{"id": "a", "title": "t", "kind": "degraded", "stages": [{"wobble": {}}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        #expect { try Suite.load(path) } throws: { "\($0)".contains("a stage is one of gain, clipping") }
+    }
+}
