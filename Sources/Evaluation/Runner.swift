@@ -420,14 +420,26 @@ struct ContentKeys {
 
     func excerpt(_ e: Excerpt) -> String { "excerpt|\(file(e.file))|\(e.start)|\(e.duration)|\(Runner.workingRate)" }
 
+    /// A benchmark query under a condition: its window, the condition (every field), its chain seed and
+    /// the recordings its stages use.
+    func benchmarkQuery(_ q: BenchmarkQuery, condition: BenchmarkCondition, seed chainSeed: UInt64) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let definition = (try? encoder.encode(condition)).map { String(decoding: $0, as: UTF8.self) } ?? condition.id
+        return "benchmark|\(file(q.file))|\(q.start)|\(q.length)|\(definition)|seed \(chainSeed)|\(recordings(condition.recordings))|\(Runner.workingRate)"
+    }
+
+    private func recordings(_ ids: [String]) -> String {
+        let named = dataset.manifest.noises + dataset.manifest.impulseResponses
+        return ids.sorted().map { id in "\(id)=" + (named.first { $0.id == id }.map { file($0.file) } ?? file(id)) }.joined(separator: ",")
+    }
+
     /// A query is fixed by the run's seed, its test (every field), its source, its excerpt and the
     /// recordings its stages use.
     func query(_ test: TestDefinition, source: String, excerpt cut: Excerpt) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let definition = (try? encoder.encode(test)).map { String(decoding: $0, as: UTF8.self) } ?? test.id
-        let named = dataset.manifest.noises + dataset.manifest.impulseResponses
-        let recordings = test.recipe.recordings.sorted().map { id in "\(id)=" + (named.first { $0.id == id }.map { file($0.file) } ?? file(id)) }
-        return "query|seed \(seed)|\(definition)|\(source)|\(excerpt(cut))|\(recordings.joined(separator: ","))"
+        return "query|seed \(seed)|\(definition)|\(source)|\(excerpt(cut))|\(recordings(test.recipe.recordings))"
     }
 }

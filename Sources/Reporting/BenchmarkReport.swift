@@ -156,7 +156,7 @@ public enum BenchmarkReport {
             s += (a.speedRatioToPeer.map { String(format: "%.2f×", $0) } ?? "—") + " | "
             s += String(format: "%.2f | %.2f | %.2f | ", a.indexBuildSeconds, a.mebibytesPerHour(a.indexBytes), a.mebibytesPerHour(a.fingerprintBytes))
             s += lengths.map { l in a.searchMilliseconds[l].flatMap { $0.p95 > 0 ? String(format: "%.2f / %.2f", $0.median, $0.p95) : nil } ?? "—" }.joined(separator: " | ")
-            s += " | " + (a.queryFingerprintMilliseconds["10s"].map { String(format: "%.1f", $0.median) } ?? "—") + " |\n"
+            s += " | " + (a.queryFingerprintMilliseconds["10s"].flatMap { $0.p95 > 0 ? String(format: "%.1f", $0.median) : "from cache" } ?? "—") + " |\n"
         }
         s += "\n"
         s += "\nIndexing speed counts fingerprinting only (decoding, shared by every algorithm, is the run's decoding figure above). "

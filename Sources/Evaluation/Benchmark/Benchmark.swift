@@ -96,10 +96,11 @@ public struct Benchmark {
         // Phase 4: query.
         progress.start("querying", total: queries.count)
         let planner = QueryPlanner(seed: c.seed, recordings: recordings)
+        let cache = FingerprintCache(folder: c.cacheFolder)
         let outcomes = parallelMap(queries.count, threads: c.threads) { q -> QueryOutcome in
             defer { progress.advance() }
             return answer(queries[q], conditions: queries[q].negative ? [conditions[0].clean] : conditions,
-                          planner: planner, algorithms: algorithms, catalogs: catalogs, keepPrints: queries[q].length == c.scalingLength)
+                          planner: planner, cache: cache, algorithms: algorithms, catalogs: catalogs, keepPrints: queries[q].length == c.scalingLength)
         }
         progress.finish()
 
@@ -248,26 +249,35 @@ public struct Benchmark {
 
     /// Cuts one query's window, and under every condition degrades it, fingerprints it with every
     /// algorithm and searches that algorithm's catalog.
-    private func answer(_ query: BenchmarkQuery, conditions: [BenchmarkCondition], planner: QueryPlanner,
+    /// Cuts one query's window, and under every condition degrades it, fingerprints it with every
+    /// algorithm (through the cache: a warm run decodes and degrades nothing) and searches that
+    /// algorithm's catalog.
+    private func answer(_ query: BenchmarkQuery, conditions: [BenchmarkCondition], planner: QueryPlanner, cache: FingerprintCache,
                         algorithms: [AnyAlgorithm], catalogs: [Catalog], keepPrints: Bool) -> QueryOutcome {
         var outcome = QueryOutcome(answers: [], fingerprintMilliseconds: algorithms.map { _ in [] },
                                    searchMilliseconds: algorithms.map { _ in [] }, cleanPrints: algorithms.map { _ in nil })
-        let window = Result { try AudioReader.read(configuration.dataset.path(query.file), sampleRate: Self.workingRate,
-                                                   window: TimeWindow(start: query.start, duration: query.length)) }
+        let keys = ContentKeys(dataset: configuration.dataset, seed: configuration.seed)
+        let window = Once { Result { try AudioReader.read(self.configuration.dataset.path(query.file), sampleRate: Self.workingRate,
+                                                          window: TimeWindow(start: query.start, duration: query.length)) } }
         for condition in conditions {
-            let degraded = Result { () throws -> Audio in
-                let seed = derivedSeed(configuration.seed, "benchmark", query.id, condition.id)
-                return try DegradationChain(try planner.stages(for: condition, seed: seed), seed: seed).apply(window.get())
+            let seed = derivedSeed(configuration.seed, "benchmark", query.id, condition.id)
+            let degraded = Once {
+                window.get.flatMap { audio in Result { try DegradationChain(try planner.stages(for: condition, seed: seed), seed: seed).apply(audio) } }
             }
+            let key = keys.benchmarkQuery(query, condition: condition, seed: seed)
             for (a, algorithm) in algorithms.enumerated() where query.length >= algorithm.minimumDuration {
                 var answer = BenchmarkAnswer(algorithm: algorithm.identifier, query: query.id, condition: condition.id, top: [])
                 do {
                     let start = threadCPUSeconds()
-                    let print = try algorithm.fingerprint(degraded.get().resampled(to: algorithm.sampleRate), role: .query)
+                    let print: AnyFingerprint
+                    if let cached = cache.load(algorithm, role: .query, contentKey: key) { print = cached } else {
+                        print = try algorithm.fingerprint(degraded.get.get().resampled(to: algorithm.sampleRate), role: .query)
+                        cache.store(print, algorithm, role: .query, contentKey: key)
+                        outcome.fingerprintMilliseconds[a].append(1000 * (threadCPUSeconds() - start))
+                    }
                     let fingerprinted = threadCPUSeconds()
                     let matches = catalogs[a].search(print, limit: Self.answersKept, applyingThreshold: false)
                     outcome.searchMilliseconds[a].append(1000 * (threadCPUSeconds() - fingerprinted))
-                    outcome.fingerprintMilliseconds[a].append(1000 * (fingerprinted - start))
                     answer.top = matches.map { BenchmarkMatch(track: Int($0.reference)!, offset: $0.comparison.offset, score: $0.comparison.score,
                                                               rawFigure: $0.comparison.rawFigure, matched: algorithm.isMatch($0.comparison)) }
                     if keepPrints && condition.id == BenchmarkCondition.cleanID { outcome.cleanPrints[a] = print }
