@@ -399,7 +399,7 @@ public struct PeerTiming: Sendable, Codable, Equatable {
     }
 
     /// Runs `fpcalc -raw -length 0` on each file (nil when it is not installed).
-    static func fpcalc(_ paths: [String]) -> PeerTiming? {
+    public static func fpcalc(_ paths: [String]) -> PeerTiming? {
         guard let executable = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
             .map({ "\($0)/fpcalc" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
         var timing = PeerTiming(command: "fpcalc -raw -length 0 FILE", files: 0, audioSeconds: 0, cpuSeconds: [])
