@@ -138,7 +138,8 @@ extension RunResults: ResultsFile {
         guard tool.name == "fpbench" else { return "written by '\(tool.name)', not fpbench" }
         for m in matrices {
             let name = "matrix \(m.algorithm)/\(m.test)"
-            guard m.scores.count == m.rows.count, m.rawFigures.count == m.rows.count, m.offsets.count == m.rows.count else {
+            guard m.scores.count == m.rows.count, m.rawFigures.count == m.rows.count, m.offsets.count == m.rows.count,
+                  (m.matched?.count ?? m.rows.count) == m.rows.count else {
                 return "\(name): \(m.rows.count) rows named but \(m.scores.count) rows of scores"
             }
             for (r, row) in m.scores.enumerated() {
@@ -165,9 +166,12 @@ public struct SimilarityMatrix: Sendable, Codable, Equatable {
     public var scores: [[Double?]]
     public var rawFigures: [[Double?]]
     public var offsets: [[Double?]]
+    /// Per row, whether the own source's comparison passes the algorithm's documented threshold
+    /// ("matched", as a catalog would answer it); nil in results written before it was recorded.
+    public var matched: [Bool?]?
 
     public init(algorithm: String, test: String, rows: [String], columns: [String], scores: [[Double?]],
-                rawFigures: [[Double?]], offsets: [[Double?]]) {
+                rawFigures: [[Double?]], offsets: [[Double?]], matched: [Bool?]? = nil) {
         self.algorithm = algorithm
         self.test = test
         self.rows = rows
@@ -175,7 +179,11 @@ public struct SimilarityMatrix: Sendable, Codable, Equatable {
         self.scores = scores
         self.rawFigures = rawFigures
         self.offsets = offsets
+        self.matched = matched
     }
+
+    /// A row is matched when its own source's comparison passes the algorithm's threshold.
+    public func isMatched(_ row: Int) -> Bool { matched?[row] ?? false }
 
     /// The column of row `row`'s own source.
     public func diagonal(_ row: Int) -> Int? { columns.firstIndex(of: rows[row]) }

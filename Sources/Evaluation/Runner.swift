@@ -215,7 +215,7 @@ public struct Runner {
             let a = cell / tests.count, t = cell % tests.count, algorithm = c.algorithms[a], record = tests[t].record
             var matrix = SimilarityMatrix(algorithm: algorithm.identifier, test: record.definition.id,
                                           rows: record.queries.map(\.source), columns: sources.map(\.id),
-                                          scores: [], rawFigures: [], offsets: [])
+                                          scores: [], rawFigures: [], offsets: [], matched: [])
             for row in record.queries.indices {
                 let query = prints[a, .query(test: t, row: row)]
                 let comparisons = sources.indices.map { r -> Comparison? in
@@ -225,6 +225,8 @@ public struct Runner {
                 matrix.scores.append(comparisons.map { $0?.score })
                 matrix.rawFigures.append(comparisons.map { $0?.rawFigure })
                 matrix.offsets.append(comparisons.map { $0?.offset })
+                let own = sources.firstIndex { $0.id == record.queries[row].source }.flatMap { comparisons[$0] }
+                matrix.matched?.append(own.map(algorithm.isMatch))
             }
             return matrix
         }

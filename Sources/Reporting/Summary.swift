@@ -10,6 +10,7 @@ public func summaryMarkdown(_ results: RunResults, matrixLink: (SimilarityMatrix
     out += "Each cell: identified n/N (row maximum on the own source) · mean diagonal score · mean margin "
     out += "(own score − best other score, in points). Matrices are linked from each cell.\n\n"
     out += table(results, families: nil, matrixLink: matrixLink)
+    out += intervals(results)
 
     let families = Array(Set(results.dataset.sources.map(\.family))).sorted()
     if families.count > 1 {
@@ -80,6 +81,32 @@ private func table(_ results: RunResults, families: [String]?, matrixLink: (Simi
             guard !rows.isEmpty else { return "—" }
             let s = MatrixStatistics(m, rows: rows)
             return "[\(s.identified)/\(s.count) · \(percent(s.meanDiagonal)) % · \(percent(s.meanMargin))](\(matrixLink(m)))"
+        }
+        out += "| \(algorithm) | " + cells.joined(separator: " | ") + " |\n"
+    }
+    return out
+}
+
+/// Identified and matched per algorithm and test, each with its 95 % Wilson interval, and the chance
+/// of identifying a source by luck.
+func intervals(_ results: RunResults) -> String {
+    let tests = results.tests.map(\.definition.id)
+    var out = "\n## Identified and matched, with 95 % intervals\n\n"
+    out += "Identified: the own source ranks first in the row. Matched: the own source's comparison passes the algorithm's "
+    out += "documented threshold (what a catalog would answer). n/N [95 % Wilson interval]. "
+    out += String(format: "Chance of identifying by luck with %d references: %.1f %%.\n\n", results.references.count,
+                  results.references.isEmpty ? 0 : 100 / Double(results.references.count))
+    out += "| algorithm | " + tests.joined(separator: " | ") + " |\n|---|" + String(repeating: "---|", count: tests.count) + "\n"
+    func cell(_ k: Int, _ n: Int) -> String {
+        let r = Rate(k, of: n)
+        return String(format: "%d/%d [%.0f-%.0f]", k, n, 100 * r.low, 100 * r.high)
+    }
+    for algorithm in results.algorithms.map(\.identifier) {
+        let cells = tests.map { test -> String in
+            guard let m = results.matrix(algorithm: algorithm, test: test) else { return "—" }
+            let rows = Array(m.rows.indices), n = rows.count
+            let identified = cell(rows.filter(m.isIdentified).count, n)
+            return m.matched == nil ? identified : identified + " · matched " + cell(rows.filter(m.isMatched).count, n)
         }
         out += "| \(algorithm) | " + cells.joined(separator: " | ") + " |\n"
     }

@@ -39,7 +39,9 @@ func files(in folder: URL) -> [String: Data] {
         // The ci dataset has no impulse responses: test 4 names the stages it leaves out (never silently).
         #expect(results.skipped.map(\.item) == ["test4-playback", "test4-playback"])
         #expect(results.skipped.allSatisfy { $0.reason.contains("is not in the dataset") })
+        #expect(String(decoding: written["summary.md"]!, as: UTF8.self).contains("## Identified and matched, with 95 % intervals"))
         for m in results.matrices {
+            #expect(m.matched?.count == m.rows.count)
             #expect(m.rows == ["bengalese-finch", "storm-petrel"] && m.columns == m.rows)
             #expect(m.scores.allSatisfy { $0.count == 2 && $0.allSatisfy { ($0 ?? -1) >= 0 && ($0 ?? 2) <= 1 } })
             let csv = String(decoding: written["matrices/\(m.algorithm)/\(m.test).csv"]!, as: UTF8.self)
