@@ -52,3 +52,28 @@ public func matrixMarkdown(_ m: SimilarityMatrix, results: RunResults) -> String
     out += "mean off-diagonal \(percent(s.meanOffDiagonal)) % · mean margin \(percent(s.meanMargin)) points\n"
     return out
 }
+
+/// Every comparison of a run as one long, tidy table (results.csv): one row per algorithm × test ×
+/// query × reference, ready for pandas or R. `rank` is the reference's place in its row (1 = the
+/// highest score; ties keep the column order); `identified` and `matched` are the row's.
+public func longCSV(_ results: RunResults) -> String {
+    var lines = ["algorithm,test,family,source,query_seed,reference,own,score,raw_figure,offset_s,rank,identified,matched"]
+    let family = Dictionary(uniqueKeysWithValues: results.dataset.sources.map { ($0.id, $0.family) })
+    for m in results.matrices {
+        let queries = results.test(m.test)?.queries ?? []
+        for (row, source) in m.rows.enumerated() {
+            let order = m.columns.indices.filter { m.scores[row][$0] != nil }
+                .sorted { (m.scores[row][$0]!, -$0) > (m.scores[row][$1]!, -$1) }
+            let seed = queries.first { $0.source == source }.map { String($0.seed) } ?? ""
+            for (column, reference) in m.columns.enumerated() {
+                let fields = [csvField(m.algorithm), csvField(m.test), csvField(family[source] ?? ""), csvField(source), seed, csvField(reference),
+                              reference == source ? "1" : "0", m.scores[row][column].map { String($0) } ?? "",
+                              m.rawFigures[row][column].map { String($0) } ?? "", m.offsets[row][column].map { String($0) } ?? "",
+                              order.firstIndex(of: column).map { String($0 + 1) } ?? "",
+                              m.isIdentified(row) ? "1" : "0", m.matched == nil ? "" : (m.isMatched(row) ? "1" : "0")]
+                lines.append(fields.joined(separator: ","))
+            }
+        }
+    }
+    return lines.joined(separator: "\n") + "\n"
+}

@@ -1,7 +1,8 @@
 import Evaluation
 import Foundation
 
-/// Writes a run's report folder: results.json, matrices/ALGORITHM/TEST.{csv,raw.csv,md,svg}, summary.md.
+/// Writes a run's report folder: results.json, results.csv (every comparison, one per row),
+/// matrices/ALGORITHM/TEST.{csv,raw.csv,md,svg}, summary.md.
 /// Every file is written atomically (a temporary file, then a rename).
 public enum ReportWriter {
     public static func write(_ results: RunResults, to folder: URL, includeResults: Bool = true) throws {
@@ -18,6 +19,7 @@ public enum ReportWriter {
                 let title = "\(m.algorithm) · \(results.test(m.test)?.definition.title ?? m.test)"
                 try Data(Figures.heatmap(m, title: title).utf8).write(to: base.appendingPathComponent("\(m.test).svg"), options: .atomic)
             }
+            try Data(longCSV(results).utf8).write(to: folder.appendingPathComponent("results.csv"), options: .atomic)
             let summary = summaryMarkdown(results) { "matrices/\($0.algorithm)/\($0.test).md" }
             try Data(summary.utf8).write(to: folder.appendingPathComponent("summary.md"), options: .atomic)
         }

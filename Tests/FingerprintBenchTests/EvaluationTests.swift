@@ -215,3 +215,22 @@ func files(in folder: URL) -> [String: Data] {
         #expect(try chain(5).apply(tone) != (try chain(6).apply(tone)))
     }
 }
+
+@Suite struct LongTableTests {
+    @Test func theLongCSVHoldsEveryComparisonOfTheMatrices() throws {
+        let results = try run(try ciDataset(), algorithms: ["haitsma-kalker", "chroma-baseline"], tests: ["test1-cropping", "test2-recordings"])
+        let lines = longCSV(results).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let header = lines[0]
+        #expect(header == ["algorithm", "test", "family", "source", "query_seed", "reference", "own", "score", "raw_figure", "offset_s", "rank", "identified", "matched"])
+        #expect(lines.count - 1 == results.matrices.reduce(0) { $0 + $1.rows.count * $1.columns.count })
+        for line in lines.dropFirst() {
+            let row = Dictionary(uniqueKeysWithValues: zip(header, line))
+            let m = try #require(results.matrix(algorithm: row["algorithm"]!, test: row["test"]!))
+            let r = try #require(m.rows.firstIndex(of: row["source"]!)), c = try #require(m.columns.firstIndex(of: row["reference"]!))
+            #expect(Double(row["score"]!) == m.scores[r][c])
+            #expect(row["identified"] == (m.isIdentified(r) ? "1" : "0"))
+            if row["own"] == "1" && row["identified"] == "1" { #expect(row["rank"] == "1") }
+            #expect(row["family"] == "bird")
+        }
+    }
+}
