@@ -72,6 +72,23 @@ public struct DatasetManifest: Sendable, Codable, Equatable {
     public var noises: [NamedRecording]
     public var impulseResponses: [NamedRecording]
     public var catalog: CatalogSection?
+    /// Where the audio lives, when not in `audio/` beside the manifest (relative to the manifest's folder).
+    public var audioRoot: String?
+
+    public init(name: String, description: String, files: [DatasetFile], sources: [Source], noises: [NamedRecording],
+                impulseResponses: [NamedRecording], audioRoot: String?) {
+        self.name = name
+        self.description = description
+        archives = []
+        self.files = files
+        renders = []
+        self.sources = sources
+        distractors = []
+        self.noises = noises
+        self.impulseResponses = impulseResponses
+        catalog = nil
+        self.audioRoot = audioRoot
+    }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -85,6 +102,7 @@ public struct DatasetManifest: Sendable, Codable, Equatable {
         noises = try c.decodeIfPresent([NamedRecording].self, forKey: .noises) ?? []
         impulseResponses = try c.decodeIfPresent([NamedRecording].self, forKey: .impulseResponses) ?? []
         catalog = try c.decodeIfPresent(CatalogSection.self, forKey: .catalog)
+        audioRoot = try c.decodeIfPresent(String.self, forKey: .audioRoot)
     }
 }
 
@@ -104,20 +122,31 @@ public struct Dataset: Sendable {
     public var manifestSHA256: String
 
     /// Loads `Datasets/NAME/manifest.json` (under `root`), or a manifest at an explicit path.
+    /// Loads `Datasets/NAME/manifest.json` (under `root`), a manifest at an explicit path, a folder's
+    /// `manifest.json`, or a plain folder of audio files (each file a source; see `DatasetFolder`).
     public static func load(_ nameOrPath: String, root: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)) throws -> Dataset {
+        var isFolder: ObjCBool = false
+        if !nameOrPath.hasSuffix(".json"), FileManager.default.fileExists(atPath: nameOrPath, isDirectory: &isFolder), isFolder.boolValue {
+            let inside = URL(fileURLWithPath: nameOrPath).appendingPathComponent("manifest.json").path
+            if FileManager.default.fileExists(atPath: inside) { return try load(inside, root: root) }
+            return try DatasetFolder.dataset(URL(fileURLWithPath: nameOrPath))
+        }
         let path = nameOrPath.hasSuffix(".json") ? nameOrPath
             : root.appendingPathComponent("Datasets/\(nameOrPath)/manifest.json").path
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw DatasetError(path: path, reason: "no such manifest (datasets live in Datasets/NAME/manifest.json; "
-                               + "build one with scripts/fetch-dataset.sh NAME)")
+            throw DatasetError(path: path, reason: nameOrPath.contains("/")
+                ? "no such manifest or folder"
+                : "no such dataset: not Datasets/\(nameOrPath)/manifest.json (scripts/fetch-dataset.sh builds the shipped ones) "
+                  + "nor a folder here (any folder of audio files is a dataset: fpbench run --dataset FOLDER)")
         }
         let manifest: DatasetManifest
         do { manifest = try JSONDecoder().decode(DatasetManifest.self, from: data) } catch let error as DecodingError {
             throw DatasetError(path: path, reason: "broken manifest: \(explain(error))")
         }
         try validate(manifest, path: path)
-        return Dataset(manifest: manifest, manifestPath: path,
-                       audioFolder: URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("audio"),
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let audio = manifest.audioRoot.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : folder.appendingPathComponent($0) }
+        return Dataset(manifest: manifest, manifestPath: path, audioFolder: audio ?? folder.appendingPathComponent("audio"),
                        manifestSHA256: sha256Hex(data))
     }
 

@@ -138,3 +138,28 @@ import Testing
         #expect(results.failures.isEmpty && results.matrices.first?.scores.count == 2)
     }
 }
+
+@Suite struct DatasetFolderTests {
+    @Test func aFolderOfAudioFilesIsADatasetWithOrWithoutAManifest() throws {
+        let folder = temporaryFolder()
+        for (file, name) in [("finch-348.wav", "finch.wav"), ("finch-363.wav", "finch.alt.wav"), ("petrel-XC663885.wav", "storm petrel.wav")] {
+            try FileManager.default.copyItem(at: testDataRoot.appendingPathComponent("birds/\(file)"), to: folder.appendingPathComponent(name))
+        }
+        let plain = try Dataset.load(folder.path)
+        #expect(plain.manifest.sources.map(\.id) == ["finch", "storm-petrel"])
+        #expect(plain.manifest.sources[0].alternates.map(\.file) == ["finch.alt.wav"])
+        let results = try run(plain, algorithms: ["haitsma-kalker"], tests: ["test1-cropping", "test2-recordings"])
+        #expect(results.failures.isEmpty && results.matrices.first?.statistics.identified == 2)
+
+        // `dataset init` writes the same manifest, pinned by checksums, and it loads from anywhere.
+        let elsewhere = temporaryFolder().appendingPathComponent("mine")
+        let manifest = try DatasetFolder.manifest(folder, manifestFolder: elsewhere)
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try JSONEncoder().encode(manifest).write(to: elsewhere.appendingPathComponent("manifest.json"))
+        let loaded = try Dataset.load(elsewhere.appendingPathComponent("manifest.json").path)
+        #expect(loaded.manifest.files.allSatisfy { $0.sha256?.count == 64 })
+        #expect(try run(loaded, algorithms: ["haitsma-kalker"], tests: ["test1-cropping"]).matrices == [results.matrices[0]])
+
+        #expect { try Dataset.load(temporaryFolder().path) } throws: { "\($0)".contains("no audio files") }
+    }
+}

@@ -1,0 +1,63 @@
+import AudioIO
+import Foundation
+
+/// A plain folder of audio files as a dataset: each file is a source (its first `window` seconds the
+/// reference); `NAME.alt.EXT` beside `NAME.EXT` is another recording of it (test 2); files under
+/// `noises/` and `impulses/` become noise recordings and impulse responses, named by their file names.
+public enum DatasetFolder {
+    static let audioExtensions: Set<String> = ["wav", "flac", "ogg", "opus", "mp3"]
+
+    /// The manifest of a folder, with every file's SHA-256; written by `fpbench dataset init`.
+    public static func manifest(_ folder: URL, window: Double = 9, manifestFolder: URL? = nil) throws -> DatasetManifest {
+        let fm = FileManager.default
+        var isFolder: ObjCBool = false
+        guard fm.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw DatasetError(path: folder.path, reason: "not a folder")
+        }
+        func audio(in sub: String) -> [String] {
+            ((try? fm.contentsOfDirectory(atPath: folder.appendingPathComponent(sub).path)) ?? [])
+                .filter { audioExtensions.contains(($0 as NSString).pathExtension.lowercased()) }.sorted().map { sub.isEmpty ? $0 : "\(sub)/\($0)" }
+        }
+        let top = audio(in: "")
+        guard !top.isEmpty else {
+            throw DatasetError(path: folder.path, reason: "no audio files (\(audioExtensions.sorted().joined(separator: ", "))) directly in the folder")
+        }
+        func stem(_ file: String) -> String { ((file as NSString).lastPathComponent as NSString).deletingPathExtension }
+        func id(_ file: String) -> String {
+            String(stem(file).map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "-" })
+        }
+        func excerpt(_ file: String) throws -> Excerpt {
+            let duration = try AudioReader.duration(folder.appendingPathComponent(file).path)
+            return Excerpt(file: file, start: 0, duration: min(window, (duration * 1000).rounded(.down) / 1000))
+        }
+        let alternates = top.filter { stem($0).hasSuffix(".alt") }
+        var sources: [Source] = []
+        for file in top where !stem(file).hasSuffix(".alt") {
+            let alternate = alternates.first { stem($0) == stem(file) + ".alt" }
+            sources.append(Source(id: id(file), name: stem(file), family: "folder", license: "", origin: folder.path,
+                                  reference: try excerpt(file), alternates: try alternate.map { [try excerpt($0)] } ?? []))
+        }
+        let all = top + audio(in: "noises") + audio(in: "impulses")
+        let files = try all.map { DatasetFile(path: $0, sha256: try sha256Hex(file: folder.appendingPathComponent($0).path)) }
+        let base = manifestFolder ?? folder
+        let root = folder.standardizedFileURL.path.hasPrefix(base.standardizedFileURL.path + "/") || folder.standardizedFileURL == base.standardizedFileURL
+            ? String(folder.standardizedFileURL.path.dropFirst(base.standardizedFileURL.path.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            : folder.standardizedFileURL.path
+        return DatasetManifest(name: folder.lastPathComponent, description: "made by fpbench dataset init from \(folder.lastPathComponent)",
+                               files: files, sources: sources,
+                               noises: audio(in: "noises").map { NamedRecording(id: id($0), kind: nil, file: $0) },
+                               impulseResponses: audio(in: "impulses").map { NamedRecording(id: id($0), kind: "room", file: $0) },
+                               audioRoot: root.isEmpty ? "." : root)
+    }
+
+    /// A folder as a dataset in memory (nothing written).
+    static func dataset(_ folder: URL) throws -> Dataset {
+        let manifest = try manifest(folder)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data = try encoder.encode(manifest)
+        try Dataset.validate(manifest, path: folder.path)
+        return Dataset(manifest: manifest, manifestPath: folder.appendingPathComponent("manifest.json").path, audioFolder: folder,
+                       manifestSHA256: sha256Hex(data))
+    }
+}
