@@ -22,6 +22,7 @@ struct FPBench: ParsableCommand {
 
         Look around:
           fpbench datasets                 sources, families, checksums
+          fpbench dataset init FOLDER      your own audio as a dataset (or: run --dataset FOLDER)
           fpbench algorithms               parameters, each with its source
           fpbench info FILE...             format, duration, levels
 
