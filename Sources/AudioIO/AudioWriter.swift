@@ -3,12 +3,12 @@ import Foundation
 
 /// The containers FingerprintBench writes, chosen by file extension.
 public enum AudioFileFormat: String, Sendable, CaseIterable {
-    case wav, flac, ogg, mp3
+    case wav, flac, ogg, mp3, opus
 
     public init(path: String) throws {
         let ext = (path as NSString).pathExtension.lowercased()
         guard let format = AudioFileFormat(rawValue: ext) else {
-            throw AudioError.unsupported(path: path, reason: "cannot write .\(ext); use .wav, .flac, .ogg or .mp3")
+            throw AudioError.unsupported(path: path, reason: "cannot write .\(ext); use .wav, .flac, .ogg, .opus or .mp3")
         }
         self = format
     }
@@ -20,6 +20,7 @@ public enum AudioFileFormat: String, Sendable, CaseIterable {
         case .flac: return Int32(SF_FORMAT_FLAC) | Int32(SF_FORMAT_PCM_16)
         case .ogg: return Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_VORBIS)
         case .mp3: return Int32(SF_FORMAT_MPEG) | Int32(SF_FORMAT_MPEG_LAYER_III)
+        case .opus: return Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_OPUS)
         }
     }
 
@@ -29,7 +30,9 @@ public enum AudioFileFormat: String, Sendable, CaseIterable {
 public enum AudioWriter {
     /// Writes mono audio, atomically (a temporary file in the same folder, then a rename).
     /// Lossless formats store 16-bit PCM as round(x · 32768), so 16-bit input survives exactly.
-    public static func write(_ audio: Audio, to path: String) throws {
+    /// `compression` (lossy formats: libsndfile's level, 0 the best quality, 1 the smallest file; MP3
+    /// at a constant bitrate) leaves the library's default when nil.
+    public static func write(_ audio: Audio, to path: String, compression: Double? = nil) throws {
         let format = try AudioFileFormat(path: path)
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent()
@@ -41,6 +44,13 @@ public enum AudioWriter {
         }
         guard let handle = sf_open(temporary.path, Int32(SFM_WRITE), &info) else {
             throw AudioError.writeFailed(path: path, reason: String(cString: sf_strerror(nil)))
+        }
+        if format == .mp3 {
+            var mode = Int32(SF_BITRATE_MODE_CONSTANT)
+            sf_command(handle, Int32(SFC_SET_BITRATE_MODE), &mode, Int32(MemoryLayout<Int32>.size))
+        }
+        if var level = compression, !format.isLossless {
+            sf_command(handle, Int32(SFC_SET_COMPRESSION_LEVEL), &level, Int32(MemoryLayout<Double>.size))
         }
         let written: Int
         if format.isLossless {

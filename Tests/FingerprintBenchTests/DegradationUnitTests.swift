@@ -66,3 +66,29 @@ import Testing
         #expect { try Suite.load(path) } throws: { "\($0)".contains("a stage is one of gain, clipping") }
     }
 }
+
+@Suite struct CodecTests {
+    /// 4 s of a real recording at 44.1 kHz.
+    func recording() throws -> Audio {
+        try AudioReader.read(testDataRoot.appendingPathComponent("birds/petrel-XC663885.wav").path, sampleRate: 44_100,
+                             window: TimeWindow(start: 2, duration: 4))
+    }
+
+    @Test(arguments: Codec.Format.allCases) func aCodecRoundTripKeepsLengthAndPlace(format: Codec.Format) throws {
+        let original = try recording()
+        let (coded, delay, bitrate) = try Codec(container: format, compression: 0.5).coded(original)
+        #expect(coded.samples.count == original.samples.count)
+        #expect(delay >= 0 && delay < 4410)
+        #expect(bitrate > 8_000 && bitrate < 400_000, "\(format): \(bitrate) bit/s")
+        // In place: the coded audio correlates with the original at lag 0 better than one hop off.
+        #expect(correlation(coded.samples, original.samples) > 0.8, "\(format)")
+        #expect(correlation(coded.samples, original.samples) > correlation(Array(coded.samples.dropFirst(64)), original.samples))
+    }
+
+    @Test func moreCompressionMeansFewerBits() throws {
+        let original = try recording()
+        let small = try Codec(container: .mp3, compression: 1).coded(original).bitrate
+        let large = try Codec(container: .mp3, compression: 0).coded(original).bitrate
+        #expect(small < large / 2, "\(small) vs \(large)")
+    }
+}

@@ -6,6 +6,7 @@ import Foundation
 /// `{"gain": {"dB": -6}}`, `{"clipping": {"dBFS": -3}}` or `{"clipping": {"share": 0.01}}`,
 /// `{"compressor": {"threshold": -20, "ratio": 4, "attack": 0.005, "release": 0.1}}`,
 /// `{"lowpass": {"hz": 3000}}`, `{"highpass": {"hz": 300}}`, `{"speed": {"factor": 1.02}}`,
+/// `{"codec": {"format": "mp3", "compression": 0.9}}` (mp3, ogg or opus; 0 best quality, 1 smallest),
 /// `{"noise": {"kind": "pink", "level": {"snr": {"dB": 10}}}}`. Values are checked when read.
 public enum StageSpec: Sendable, Codable, Equatable {
     case gain(dB: Double)
@@ -14,10 +15,11 @@ public enum StageSpec: Sendable, Codable, Equatable {
     case lowpass(hz: Double)
     case highpass(hz: Double)
     case speed(factor: Double)
+    case codec(Codec.Format, compression: Double)
     case noise(NoiseSpec)
 
-    enum Unit: String, CodingKey, CaseIterable { case gain, clipping, compressor, lowpass, highpass, speed, noise }
-    enum Field: String, CodingKey { case dB, dBFS, share, threshold, ratio, attack, release, hz, factor }
+    enum Unit: String, CodingKey, CaseIterable { case gain, clipping, compressor, lowpass, highpass, speed, codec, noise }
+    enum Field: String, CodingKey { case dB, dBFS, share, threshold, ratio, attack, release, hz, factor, format, compression }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: Unit.self)
@@ -45,6 +47,11 @@ public enum StageSpec: Sendable, Codable, Equatable {
         case .lowpass: self = .lowpass(hz: try number(.hz, in: 1...200_000, f))
         case .highpass: self = .highpass(hz: try number(.hz, in: 0...200_000, f))
         case .speed: self = .speed(factor: try number(.factor, in: 0.25...4, f))
+        case .codec:
+            guard let container = Codec.Format(rawValue: try f.decode(String.self, forKey: .format)) else {
+                throw DecodingError.dataCorruptedError(forKey: .format, in: f, debugDescription: "mp3, ogg or opus")
+            }
+            self = .codec(container, compression: try number(.compression, in: 0...1, f))
         case .noise: fatalError("handled above")
         }
     }
@@ -74,6 +81,10 @@ public enum StageSpec: Sendable, Codable, Equatable {
         case .speed(let factor):
             var f = c.nestedContainer(keyedBy: Field.self, forKey: .speed)
             try f.encode(factor, forKey: .factor)
+        case .codec(let container, let compression):
+            var f = c.nestedContainer(keyedBy: Field.self, forKey: .codec)
+            try f.encode(container.rawValue, forKey: .format)
+            try f.encode(compression, forKey: .compression)
         }
     }
 
@@ -91,12 +102,13 @@ extension QueryPlanner {
         case .lowpass(let hz): return BandPass(low: 0, high: hz, label: "low-pass")
         case .highpass(let hz): return BandPass(low: hz, high: .infinity, label: "high-pass")
         case .speed(let factor): return Speed(factor: factor)
+        case .codec(let container, let compression): return Codec(container: container, compression: compression)
         case .noise(let noise): return try addNoise(noise)
         }
     }
 }
 
-/// Test 1's crop through any list of stages (gain, clipping, compression, filters, speed, noise).
+/// Test 1's crop through any list of stages (gain, clipping, compression, filters, speed, codec, noise).
 public struct Degraded: QueryRecipe {
     public static let kind = "degraded"
     public var stages: [StageSpec]
