@@ -33,10 +33,10 @@ public struct RunConfiguration: Sendable {
     }
 }
 
-/// Runs every algorithm on every test of a suite, in named phases: decode each excerpt once (at the
-/// working rate) → load the recordings the tests name → plan and degrade the queries → fingerprint
-/// (through the cache) → compare into similarity matrices → search each algorithm's catalog →
-/// assemble the results. A failing item is recorded with its reason and left out; it never stops the run.
+/// Runs every algorithm on every test of a suite, in named phases: measure each excerpt from its
+/// header → load the recordings the tests name → plan the queries → fingerprint through the cache
+/// (decoding an excerpt, or cutting and degrading a query, once and only when a fingerprint is
+/// missing) → compare into similarity matrices → search each algorithm's catalog → assemble the results. A failing item is recorded with its reason and left out; it never stops the run.
 public struct Runner {
     /// Excerpts are decoded once at this rate and degraded there; each algorithm resamples from it.
     public static let workingRate = 44_100.0
@@ -86,7 +86,7 @@ public struct Runner {
         let audio = QueryAudio(excerpts: excerptAudio ?? ExcerptAudio(dataset: c.dataset), tests: tests)
         keepQueries(tests, audio: audio, problems: &problems)
         let prints = fingerprint(sources: sources, tests: tests, distractors: distractors, audio: audio, progress: progress)
-        prints.reportFailures(algorithms: c.algorithms, sources: sources, tests: tests, distractors: distractors, audio: audio, problems: &problems)
+        prints.reportFailures(algorithms: c.algorithms, sources: sources, tests: tests, distractors: distractors, problems: &problems)
         let matrices = compare(prints, sources: sources, tests: tests, progress: progress)
         let catalogs = c.searchCatalogs && !distractors.isEmpty
             ? searchCatalogs(prints, sources: sources, tests: tests, distractors: distractors, progress: progress) : []
@@ -323,7 +323,7 @@ struct PrintTable {
 
     /// Each fingerprint that failed, named by its algorithm and item.
     func reportFailures(algorithms: [AnyAlgorithm], sources: [Source], tests: [Runner.PlannedTest], distractors: [Excerpt],
-                        audio: QueryAudio, problems: inout Runner.Problems) {
+                        problems: inout Runner.Problems) {
         // Audio that could not be made is reported once per item, not once per algorithm.
         var reported = Set<Int>()
         for (job, result) in results.enumerated() {

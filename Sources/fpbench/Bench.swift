@@ -64,8 +64,8 @@ struct Bench: ParsableCommand {
                   + (ratio.map { String(format: " %12.2f", $0) } ?? ""))
         }
         for (a, algorithm) in chosen.enumerated() {
-            let ratios = peerAvailable ? zip(peer, ours[a]).map { $0 / $1 }.sorted() : []
-            row(algorithm.identifier, ours[a], Double(bytes[a].reduce(0, +)) / totalAudio, ratios.isEmpty ? nil : ratios[ratios.count / 2])
+            row(algorithm.identifier, ours[a], Double(bytes[a].reduce(0, +)) / totalAudio,
+                peerAvailable ? PeerTiming.medianRatio(peer: peer, ours: ours[a]) : nil)
         }
         if peerAvailable { row("fpcalc (peer)", peer, nil, nil) } else if !noPeer {
             FileHandle.standardError.write(Data("fpcalc not timed: not installed or failed (apt-get install libchromaprint-tools)\n".utf8))

@@ -45,14 +45,7 @@ func writeAtomically(_ data: Data, to path: String) throws {
 /// CPU time (user + system) of this process and its finished child processes since creation, in seconds.
 struct CPUClock {
     private let start = CPUClock.now()
-    static func now() -> Double {
-        func seconds(_ who: __rusage_who) -> Double {
-            var usage = rusage()
-            getrusage(who.rawValue, &usage)
-            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-        }
-        return seconds(RUSAGE_SELF) + seconds(RUSAGE_CHILDREN)
-    }
+    static func now() -> Double { processCPUSeconds(RUSAGE_SELF) + processCPUSeconds(RUSAGE_CHILDREN) }
     var elapsed: Double { CPUClock.now() - start }
 }
 

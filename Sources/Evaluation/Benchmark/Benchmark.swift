@@ -138,7 +138,10 @@ public struct Benchmark {
                              fingerprintBytes: prints.reduce(0) { $0 + $1.byteCount },
                              queryFingerprintMilliseconds: percentiles { $0.fingerprintMilliseconds[a] },
                              searchMilliseconds: percentiles { $0.searchMilliseconds[a] },
-                             speedRatioToPeer: peer.flatMap { $0.medianRatio(decode: indexed.decode, fingerprint: indexed.cpu[a]) })
+                             speedRatioToPeer: peer.flatMap { peer in
+                                 // Ours: decoding + fingerprinting; a track whose fingerprint came from the cache is left out.
+                                 PeerTiming.medianRatio(peer: peer.cpuSeconds, ours: zip(indexed.decode, indexed.cpu[a]).map { $1 > 0 ? $0 + $1 : 0 })
+                             })
             },
             peer: peer,
             scalingLength: c.scalingLength, scaling: scaling, scalingExponents: Self.exponents(scaling))
@@ -247,8 +250,6 @@ public struct Benchmark {
         var cleanPrints: [AnyFingerprint?]
     }
 
-    /// Cuts one query's window, and under every condition degrades it, fingerprints it with every
-    /// algorithm and searches that algorithm's catalog.
     /// Cuts one query's window, and under every condition degrades it, fingerprints it with every
     /// algorithm (through the cache: a warm run decodes and degrades nothing) and searches that
     /// algorithm's catalog.
@@ -404,7 +405,7 @@ public struct PeerTiming: Sendable, Codable, Equatable {
             .map({ "\($0)/fpcalc" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
         var timing = PeerTiming(command: "fpcalc -raw -length 0 FILE", files: 0, audioSeconds: 0, cpuSeconds: [])
         for path in paths {
-            let before = childCPUSeconds()
+            let before = processCPUSeconds(RUSAGE_CHILDREN)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = ["-raw", "-length", "0", path]
@@ -420,27 +421,24 @@ public struct PeerTiming: Sendable, Codable, Equatable {
                 timing.failure = "fpcalc exited with \(process.terminationStatus) on \(path)"
                 return timing
             }
-            timing.cpuSeconds.append(childCPUSeconds() - before)
+            timing.cpuSeconds.append(processCPUSeconds(RUSAGE_CHILDREN) - before)
             timing.audioSeconds += (try? AudioReader.duration(path)) ?? 0
             timing.files += 1
         }
         return timing
     }
 
-    /// The median over the timed files of fpcalc's CPU time over ours (decoding + fingerprinting):
-    /// above 1, ours is faster. Nil when our figures came from the cache.
-    func medianRatio(decode: [Double], fingerprint: [Double]) -> Double? {
-        let ratios = cpuSeconds.indices.compactMap { i -> Double? in
-            let ours = decode[i] + fingerprint[i]
-            return ours > 0 && fingerprint[i] > 0 ? cpuSeconds[i] / ours : nil
-        }.sorted()
+    /// The median over files of the peer's CPU time over ours (above 1, ours is faster); files where
+    /// either time is missing (0 or not finite) are left out; nil when none is left.
+    public static func medianRatio(peer: [Double], ours: [Double]) -> Double? {
+        let ratios = zip(peer, ours).filter { $0 > 0 && $1 > 0 && $0.isFinite && $1.isFinite }.map { $0 / $1 }.sorted()
         return ratios.isEmpty ? nil : ratios[ratios.count / 2]
     }
 }
 
-/// CPU seconds (user + system) of this process's finished children.
-func childCPUSeconds() -> Double {
+/// CPU seconds (user + system) used by `who`: this process (RUSAGE_SELF) or its finished children.
+public func processCPUSeconds(_ who: __rusage_who) -> Double {
     var usage = rusage()
-    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    getrusage(who.rawValue, &usage)
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }

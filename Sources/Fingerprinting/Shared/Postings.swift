@@ -106,8 +106,6 @@ struct OffsetVotes {
 
     mutating func add(globalOffset: Int) { offsets.append(UInt64(Int64(globalOffset) + Self.bias)) }
 
-    var count: Int { offsets.count }
-
     /// The `limit` best references, most votes first (ties: lower reference), each at its best offset
     /// (ties: the earliest); `locate` maps a global offset to (reference, offset within it), or nil.
     func best(limit: Int, minimumVotes: Int = 1, locate: (Int) -> (reference: Int, offset: Int)?) -> [(reference: Int, offset: Int, votes: Int)] {
