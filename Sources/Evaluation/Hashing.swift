@@ -44,7 +44,9 @@ public func sha256Hex(file path: String) throws -> String {
 
 /// A seed derived from a run seed and a path of names ("7/test3-noise/storm-petrel"): the first
 /// 8 bytes of its SHA-256. Each query gets its own stream, whatever order the work runs in.
-public func derivedSeed(_ seed: UInt64, _ names: String...) -> UInt64 {
+public func derivedSeed(_ seed: UInt64, _ names: String...) -> UInt64 { derivedSeed(seed, names) }
+
+public func derivedSeed(_ seed: UInt64, _ names: [String]) -> UInt64 {
     let hasher = SHA256Hasher()
     hasher.update(Data(([String(seed)] + names).joined(separator: "/").utf8))
     return hasher.finalize().prefix(8).reduce(0) { $0 << 8 | UInt64($1) }

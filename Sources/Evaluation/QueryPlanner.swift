@@ -12,6 +12,8 @@ public struct QueryPlanner: Sendable {
     let recordings: [String: Audio]
 
     struct Plan {
+        /// Which of the source's queries in this test (0 for the first).
+        var draw: Int
         var excerpt: Excerpt
         var chain: DegradationChain
         var simulated: Bool
@@ -22,20 +24,23 @@ public struct QueryPlanner: Sendable {
         case skipped(String)
     }
 
-    func plan(_ test: TestDefinition, source: Source, excerptDuration: (Excerpt) -> Double) throws -> Outcome {
+    /// The `draw`th query of a source in a test; draw 0 is the thesis's single query, and each further
+    /// draw takes its crop and its drawn parameters from streams of its own.
+    func plan(_ test: TestDefinition, source: Source, draw: Int = 0, excerptDuration: (Excerpt) -> Double) throws -> Outcome {
         let recipe = test.recipe
         guard let excerpt = recipe.excerpt(of: source) else { return .skipped(recipe.missingExcerpt) }
         let available = excerptDuration(excerpt)
         guard available >= test.queryDuration else {
             return .skipped(String(format: "excerpt is %.2f s, the query needs %.2f s", available, test.queryDuration))
         }
-        let cropDraw = SeededNoise(seed: derivedSeed(seed, recipe.cropStream, source.id)).unit()
+        let names = draw == 0 ? [source.id] : [source.id, "draw \(draw)"]
+        let cropDraw = SeededNoise(seed: derivedSeed(seed, [recipe.cropStream] + names)).unit()
         var offset = cropDraw * (available - test.queryDuration)
         if let grid = test.cropGrid, grid > 0 { offset = (offset / grid).rounded(.down) * grid }
-        let chainSeed = derivedSeed(seed, test.id, source.id)
+        let chainSeed = derivedSeed(seed, [test.id] + names)
         let stages: [any Degradation] = [Crop(start: offset, duration: test.queryDuration)]
             + (try recipe.stages(self, random: SeededNoise(seed: derivedSeed(chainSeed, "draws"))))
-        return .planned(Plan(excerpt: excerpt, chain: DegradationChain(stages, seed: chainSeed), simulated: recipe.simulated))
+        return .planned(Plan(draw: draw, excerpt: excerpt, chain: DegradationChain(stages, seed: chainSeed), simulated: recipe.simulated))
     }
 
     /// Noise of a kind at a level; a recording must be loaded.

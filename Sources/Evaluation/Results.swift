@@ -35,6 +35,8 @@ public struct RunResults: Sendable, Codable, Equatable {
     /// One query of a test: where it came from and everything done to it.
     public struct Query: Sendable, Codable, Equatable {
         public var source: String
+        /// Which of the source's queries in this test, from 0; absent when the run made one per source.
+        public var draw: Int?
         public var excerpt: Excerpt
         public var seed: UInt64
         public var degradations: [DegradationRecord]
@@ -59,8 +61,18 @@ public struct RunResults: Sendable, Codable, Equatable {
         public var distractors: Int
         public var referenceSeconds: Double
         public var bytes: Int
+        /// Each query's answer, in the order of the test's queries.
+        public var answers: [CatalogAnswer]?
         /// Catalog memory per hour of reference audio (fingerprints and index), in MiB.
         public var mebibytesPerHour: Double { referenceSeconds > 0 ? Double(bytes) / 1_048_576 / (referenceSeconds / 3600) : 0 }
+    }
+
+    /// What a catalog answered one query: its top recording (nil: no match, or the query failed) and
+    /// that match's score and offset.
+    public struct CatalogAnswer: Sendable, Codable, Equatable {
+        public var answer: String?
+        public var score: Double?
+        public var offset: Double?
     }
 
     /// Something that failed or was left out: `item` and `reason` in words, and which algorithm, test,
@@ -85,6 +97,8 @@ public struct RunResults: Sendable, Codable, Equatable {
 
     public var tool: Tool
     public var seed: UInt64
+    /// Queries per source and test; absent when 1 (the thesis).
+    public var queriesPerSource: Int?
     public var dataset: DatasetInfo
     public var algorithms: [AlgorithmInfo]
     public var tests: [TestRecord]
@@ -98,11 +112,39 @@ public struct RunResults: Sendable, Codable, Equatable {
     /// Items that failed (unreadable file, too-short input, ...), with the reason.
     public var failures: [Problem]
 
+    /// Queries per source and test.
+    public var draws: Int { queriesPerSource ?? 1 }
+
+    /// A short id of what determined the run (tool version, seed, queries per source, dataset manifest,
+    /// every algorithm's profile, every test's definition): two runs with the same id made the same queries
+    /// with the same algorithms.
+    public var runID: String {
+        var text = "\(tool.name) \(tool.version)|seed \(seed)|draws \(draws)|\(dataset.manifestSHA256)"
+        text += algorithms.map { "|\($0.identifier):\($0.profile.key)" }.joined()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        text += tests.map { "|" + ((try? encoder.encode($0.definition)).map { String(decoding: $0, as: UTF8.self) } ?? $0.definition.id) }.joined()
+        return String(sha256Hex(Data(text.utf8)).prefix(12))
+    }
+
     public func family(of source: String) -> String { dataset.sources.first { $0.id == source }?.family ?? "unknown" }
     public func algorithm(_ id: String) -> AlgorithmInfo? { algorithms.first { $0.identifier == id } }
     public func test(_ id: String) -> TestRecord? { tests.first { $0.definition.id == id } }
     public func matrix(algorithm: String, test: String) -> SimilarityMatrix? {
         matrices.first { $0.algorithm == algorithm && $0.test == test }
+    }
+
+    /// The query behind each row of `m` (rows follow the test's queries).
+    public func queries(of m: SimilarityMatrix) -> [Query] {
+        guard let queries = test(m.test)?.queries, queries.count == m.rows.count else { return [] }
+        return queries
+    }
+
+    /// `m` with only each source's first query: the thesis's layout, one row per source.
+    public func firstQueries(_ m: SimilarityMatrix) -> SimilarityMatrix {
+        let queries = queries(of: m)
+        guard draws > 1, !queries.isEmpty else { return m }
+        return m.selecting(rows: queries.indices.filter { (queries[$0].draw ?? 0) == 0 })
     }
 
 }
@@ -182,6 +224,12 @@ public struct SimilarityMatrix: Sendable, Codable, Equatable {
         self.matched = matched
     }
 
+    /// Only the given rows, in that order.
+    public func selecting(rows kept: [Int]) -> SimilarityMatrix {
+        SimilarityMatrix(algorithm: algorithm, test: test, rows: kept.map { rows[$0] }, columns: columns, scores: kept.map { scores[$0] },
+                         rawFigures: kept.map { rawFigures[$0] }, offsets: kept.map { offsets[$0] }, matched: matched.map { m in kept.map { m[$0] } })
+    }
+
     /// A row is matched when its own source's comparison passes the algorithm's threshold.
     public func isMatched(_ row: Int) -> Bool { matched?[row] ?? false }
 
@@ -204,6 +252,8 @@ public struct SimilarityMatrix: Sendable, Codable, Equatable {
 public struct MatrixStatistics: Sendable, Equatable {
     public var identified: Int
     public var count: Int
+    /// The own source's score of each row that has one.
+    public var diagonals: [Double]
     public var meanDiagonal: Double?
     public var meanOffDiagonal: Double?
     /// Mean over rows of (own score − best other score): positive when sources stand out.
@@ -221,6 +271,7 @@ public struct MatrixStatistics: Sendable, Equatable {
         func mean(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.reduce(0, +) / Double(values.count) }
         identified = rows.filter(m.isIdentified).count
         count = rows.count
+        self.diagonals = diagonals
         meanDiagonal = mean(diagonals)
         meanOffDiagonal = mean(others)
         meanMargin = mean(margins)

@@ -18,6 +18,8 @@ public struct RunConfiguration: Sendable {
     public var toolVersion: String
     /// Whether to search each algorithm's catalog (references + distractors); sweeps do not report it.
     public var searchCatalogs = true
+    /// Queries per source and test, each with its own seeded crop and draws (the thesis: 1).
+    public var queriesPerSource = 1
 
     public init(dataset: Dataset, algorithms: [AnyAlgorithm], suite: Suite, seed: UInt64, threads: Int,
                 cacheFolder: URL?, keepAudioFolder: URL?, showProgress: Bool, toolVersion: String) {
@@ -140,17 +142,20 @@ public struct Runner {
     private func planQueries(sources: [Source], durations: [Excerpt: Double], planner: QueryPlanner, problems: inout Problems) -> [PlannedTest] {
         configuration.suite.tests.map { test in
             var result = PlannedTest(record: RunResults.TestRecord(definition: test, queries: []), plans: [])
-            for source in sources {
-                let item = "\(test.id)/\(source.id)"
+            let draws = sources.flatMap { source in (0..<configuration.queriesPerSource).map { (source, $0) } }
+            for (source, draw) in draws {
+                let item = "\(test.id)/\(source.id)" + (draw == 0 ? "" : " #\(draw + 1)")
                 do {
-                    switch try planner.plan(test, source: source, excerptDuration: { durations[$0] ?? 0 }) {
+                    switch try planner.plan(test, source: source, draw: draw, excerptDuration: { durations[$0] ?? 0 }) {
                     case .planned(let plan) where durations[plan.excerpt] == nil:
                         problems.fail(item, "\(plan.excerpt.file) could not be read", test: test.id, source: source.id, file: plan.excerpt.file)
                     case .planned(let plan):
-                        result.record.queries.append(.init(source: source.id, excerpt: plan.excerpt, seed: plan.chain.seed,
+                        result.record.queries.append(.init(source: source.id, draw: configuration.queriesPerSource > 1 ? draw : nil,
+                                                           excerpt: plan.excerpt, seed: plan.chain.seed,
                                                            degradations: plan.chain.records, simulated: plan.simulated))
                         result.plans.append(plan)
-                    case .skipped(let reason): problems.skip(item, reason, test: test.id, source: source.id)
+                    case .skipped(let reason) where draw == 0: problems.skip(item, reason, test: test.id, source: source.id)
+                    case .skipped: break  // said once, for the first draw
                     }
                 } catch {
                     problems.fail(item, "\(error)", test: test.id, source: source.id)
@@ -165,7 +170,9 @@ public struct Runner {
         guard configuration.keepAudioFolder != nil else { return }
         for (t, test) in tests.enumerated() {
             for (row, query) in test.record.queries.enumerated() {
-                if case .success(let made) = audio.query(test: t, row: row) { keep(made, test: test.record.definition.id, source: query.source, problems: &problems) }
+                if case .success(let made) = audio.query(test: t, row: row) {
+                    keep(made, test: test.record.definition.id, name: query.source + (query.draw.map { "-\($0 + 1)" } ?? ""), problems: &problems)
+                }
             }
         }
     }
@@ -182,7 +189,7 @@ public struct Runner {
         }
         for (t, test) in tests.enumerated() {
             items += zip(test.record.queries, test.plans).enumerated().map { row, pair in
-                (.query(test: t, row: row), keys.query(test.record.definition, source: pair.0.source, excerpt: pair.1.excerpt), .query)
+                (.query(test: t, row: row), keys.query(test.record.definition, source: pair.0.source, draw: pair.1.draw, excerpt: pair.1.excerpt), .query)
             }
         }
         items += distractors.enumerated().map { (.distractor($0.offset), keys.excerpt($0.element), .reference) }
@@ -254,10 +261,15 @@ public struct Runner {
             var result = RunResults.CatalogResult(algorithm: c.algorithms[a].identifier, test: record.definition.id,
                                                   queries: record.queries.count, correct: 0, wrong: 0, noMatch: 0,
                                                   references: catalog.names.count, distractors: catalog.names.count - sources.count,
-                                                  referenceSeconds: catalog.duration, bytes: catalog.byteCount)
+                                                  referenceSeconds: catalog.duration, bytes: catalog.byteCount, answers: [])
             for (row, query) in record.queries.enumerated() {
-                guard let print = prints[a, .query(test: t, row: row)] else { continue }
-                switch catalog.search(print, limit: 1).first?.reference {
+                guard let print = prints[a, .query(test: t, row: row)] else {
+                    result.answers?.append(.init())
+                    continue
+                }
+                let top = catalog.search(print, limit: 1).first
+                result.answers?.append(.init(answer: top?.reference, score: top?.comparison.score, offset: top?.comparison.offset))
+                switch top?.reference {
                 case nil: result.noMatch += 1
                 case query.source?: result.correct += 1
                 default: result.wrong += 1
@@ -274,6 +286,7 @@ public struct Runner {
         let c = configuration
         return RunResults(
             tool: .init(name: "fpbench", version: c.toolVersion), seed: c.seed,
+            queriesPerSource: c.queriesPerSource > 1 ? c.queriesPerSource : nil,
             dataset: .init(name: c.dataset.manifest.name, manifestSHA256: c.dataset.manifestSHA256,
                            sources: sources.map { .init(id: $0.id, name: $0.name, family: $0.family) }),
             algorithms: c.algorithms.enumerated().map { a, algorithm in
@@ -287,13 +300,13 @@ public struct Runner {
             skipped: problems.skipped, failures: problems.failures)
     }
 
-    private func keep(_ query: Audio, test: String, source: String, problems: inout Problems) {
+    private func keep(_ query: Audio, test: String, name: String, problems: inout Problems) {
         guard let folder = configuration.keepAudioFolder?.appendingPathComponent(test) else { return }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try AudioWriter.write(query, to: folder.appendingPathComponent("\(source).wav").path)
+            try AudioWriter.write(query, to: folder.appendingPathComponent("\(name).wav").path)
         } catch {
-            problems.fail("keep-audio \(test)/\(source)", "\(error)", test: test, source: source)
+            problems.fail("keep-audio \(test)/\(name)", "\(error)", test: test)
         }
     }
 }
@@ -436,12 +449,12 @@ struct ContentKeys {
         return ids.sorted().map { id in "\(id)=" + (named.first { $0.id == id }.map { file($0.file) } ?? file(id)) }.joined(separator: ",")
     }
 
-    /// A query is fixed by the run's seed, its test (every field), its source, its excerpt and the
+    /// A query is fixed by the run's seed, its test (every field), its source and draw, its excerpt and the
     /// recordings its stages use.
-    func query(_ test: TestDefinition, source: String, excerpt cut: Excerpt) -> String {
+    func query(_ test: TestDefinition, source: String, draw: Int, excerpt cut: Excerpt) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let definition = (try? encoder.encode(test)).map { String(decoding: $0, as: UTF8.self) } ?? test.id
-        return "query|seed \(seed)|\(definition)|\(source)|\(excerpt(cut))|\(recordings(test.recipe.recordings))"
+        return "query|seed \(seed)|\(definition)|\(source)\(draw == 0 ? "" : "|draw \(draw)")|\(excerpt(cut))|\(recordings(test.recipe.recordings))"
     }
 }

@@ -30,6 +30,10 @@ public func matrixMarkdown(_ m: SimilarityMatrix, results: RunResults) -> String
     let test = results.test(m.test)
     var out = "# \(m.algorithm) · \(test?.definition.title ?? m.test)\n\n"
     out += "Dataset `\(results.dataset.name)`, seed \(results.seed), fpbench \(results.tool.version).\n\n"
+    if results.draws > 1 {
+        out += "Each source's first of \(results.draws) queries (the thesis's layout); every query is a row of results.csv, "
+        out += "and summary.md counts them all.\n\n"
+    }
     if test?.queries.contains(where: \.simulated) == true { out += "Queries are **simulated** re-recordings (see the degradations in results.json).\n\n" }
     out += "Rows: queries (the unknown recordings); columns: references (the originals). Cells: score in %"
     out += algorithm.map { " (\($0.rawFigureName))" } ?? ""
@@ -54,25 +58,44 @@ public func matrixMarkdown(_ m: SimilarityMatrix, results: RunResults) -> String
 }
 
 /// Every comparison of a run as one long, tidy table (results.csv): one row per algorithm × test ×
-/// query × reference, ready for pandas or R. `rank` is the reference's place in its row (1 = the
-/// highest score; ties keep the column order); `identified` and `matched` are the row's.
+/// query × reference, ready for pandas or R. `draw` numbers a source's queries from 0; `rank` is the
+/// reference's place in its row (1 = the highest score; ties keep the column order); `identified` and
+/// `matched` are the row's.
 public func longCSV(_ results: RunResults) -> String {
-    var lines = ["algorithm,test,family,source,query_seed,reference,own,score,raw_figure,offset_s,rank,identified,matched"]
+    var lines = ["run_id,algorithm,variant,test,family,source,draw,query_seed,reference,own,score,raw_figure,offset_s,rank,identified,matched"]
     let family = Dictionary(uniqueKeysWithValues: results.dataset.sources.map { ($0.id, $0.family) })
+    let runID = results.runID
     for m in results.matrices {
-        let queries = results.test(m.test)?.queries ?? []
+        let queries = results.queries(of: m), variant = results.algorithm(m.algorithm)?.profile.variant ?? ""
         for (row, source) in m.rows.enumerated() {
             let order = m.columns.indices.filter { m.scores[row][$0] != nil }
                 .sorted { (m.scores[row][$0]!, -$0) > (m.scores[row][$1]!, -$1) }
-            let seed = queries.first { $0.source == source }.map { String($0.seed) } ?? ""
+            let query = queries.indices.contains(row) ? queries[row] : nil
             for (column, reference) in m.columns.enumerated() {
-                let fields = [csvField(m.algorithm), csvField(m.test), csvField(family[source] ?? ""), csvField(source), seed, csvField(reference),
+                let fields = [runID, csvField(m.algorithm), csvField(variant), csvField(m.test), csvField(family[source] ?? ""), csvField(source),
+                              String(query?.draw ?? 0), query.map { String($0.seed) } ?? "", csvField(reference),
                               reference == source ? "1" : "0", m.scores[row][column].map { String($0) } ?? "",
                               m.rawFigures[row][column].map { String($0) } ?? "", m.offsets[row][column].map { String($0) } ?? "",
                               order.firstIndex(of: column).map { String($0 + 1) } ?? "",
                               m.isIdentified(row) ? "1" : "0", m.matched == nil ? "" : (m.isMatched(row) ? "1" : "0")]
                 lines.append(fields.joined(separator: ","))
             }
+        }
+    }
+    return lines.joined(separator: "\n") + "\n"
+}
+
+/// Every catalog answer of a run (catalog.csv): one row per algorithm × test × query, with the top
+/// recording (empty: no match), its score and offset, and whether it is the query's own source.
+public func catalogCSV(_ results: RunResults) -> String {
+    var lines = ["run_id,algorithm,test,source,draw,query_seed,answer,score,offset_s,correct"]
+    let runID = results.runID
+    for catalog in results.catalogs {
+        let queries = results.test(catalog.test)?.queries ?? []
+        for (query, answer) in zip(queries, catalog.answers ?? []) {
+            lines.append([runID, csvField(catalog.algorithm), csvField(catalog.test), csvField(query.source), String(query.draw ?? 0),
+                          String(query.seed), csvField(answer.answer ?? ""), answer.score.map { String($0) } ?? "",
+                          answer.offset.map { String($0) } ?? "", answer.answer == query.source ? "1" : "0"].joined(separator: ","))
         }
     }
     return lines.joined(separator: "\n") + "\n"

@@ -1,8 +1,9 @@
 import Evaluation
 import Foundation
 
-/// Writes a run's report folder: results.json, results.csv (every comparison, one per row),
-/// matrices/ALGORITHM/TEST.{csv,raw.csv,md,svg}, summary.md.
+/// Writes a run's report folder: results.json, results.csv (every comparison, one per row), catalog.csv
+/// (every catalog answer, one per row),
+/// matrices/ALGORITHM/TEST.{csv,raw.csv,md,svg} (each source's first query: the thesis's layout), summary.md.
 /// Every file is written atomically (a temporary file, then a rename).
 public enum ReportWriter {
     public static func write(_ results: RunResults, to folder: URL, includeResults: Bool = true) throws {
@@ -10,7 +11,7 @@ public enum ReportWriter {
             let fm = FileManager.default
             try fm.createDirectory(at: folder, withIntermediateDirectories: true)
             if includeResults { try results.encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic) }
-            for m in results.matrices {
+            for m in results.matrices.map(results.firstQueries) {
                 let base = folder.appendingPathComponent("matrices").appendingPathComponent(m.algorithm)
                 try fm.createDirectory(at: base, withIntermediateDirectories: true)
                 try Data(matrixCSV(m).utf8).write(to: base.appendingPathComponent("\(m.test).csv"), options: .atomic)
@@ -20,6 +21,9 @@ public enum ReportWriter {
                 try Data(Figures.heatmap(m, title: title).utf8).write(to: base.appendingPathComponent("\(m.test).svg"), options: .atomic)
             }
             try Data(longCSV(results).utf8).write(to: folder.appendingPathComponent("results.csv"), options: .atomic)
+            if !results.catalogs.isEmpty {
+                try Data(catalogCSV(results).utf8).write(to: folder.appendingPathComponent("catalog.csv"), options: .atomic)
+            }
             let summary = summaryMarkdown(results) { "matrices/\($0.algorithm)/\($0.test).md" }
             try Data(summary.utf8).write(to: folder.appendingPathComponent("summary.md"), options: .atomic)
         }

@@ -23,13 +23,16 @@ public func summaryMarkdown(_ results: RunResults, matrixLink: (SimilarityMatrix
 
     if let first = results.catalogs.first {
         out += "\n## Catalog search\n\n\(first.references) recordings (\(first.references - first.distractors) references + \(first.distractors) distractors), "
-        out += "each algorithm's own index and \"no match\" threshold. Each cell: right source first / queries · wrong first · no match.\n\n"
+        out += "each algorithm's own index and \"no match\" threshold. Each cell: right source first / queries [95 % Wilson interval] · wrong first (a false positive) · no match. Every answer: catalog.csv.\n\n"
         let tests = results.tests.map(\.definition.id)
         out += "| algorithm | " + tests.joined(separator: " | ") + " | MiB per hour |\n|---|" + String(repeating: "---|", count: tests.count) + "---:|\n"
         for algorithm in results.algorithms.map(\.identifier) {
             let rows = results.catalogs.filter { $0.algorithm == algorithm }
             let cells = tests.map { test in
-                rows.first { $0.test == test }.map { "\($0.correct)/\($0.queries) · \($0.wrong) · \($0.noMatch)" } ?? "—"
+                rows.first { $0.test == test }.map { r in
+                    let rate = Rate(r.correct, of: r.queries)
+                    return String(format: "%d/%d [%.0f-%.0f] · %d · %d", r.correct, r.queries, 100 * rate.low, 100 * rate.high, r.wrong, r.noMatch)
+                } ?? "—"
             }
             out += "| \(algorithm) | " + cells.joined(separator: " | ") + " | \(rows.first.map { String(format: "%.2f", $0.mebibytesPerHour) } ?? "—") |\n"
         }
@@ -87,15 +90,16 @@ private func table(_ results: RunResults, families: [String]?, matrixLink: (Simi
     return out
 }
 
-/// Identified and matched per algorithm and test, each with its 95 % Wilson interval, and the chance
-/// of identifying a source by luck.
+/// Identified and matched per algorithm and test, each with its 95 % Wilson interval, the mean
+/// diagonal score with its seeded bootstrap interval, and the chance of identifying a source by luck.
 func intervals(_ results: RunResults) -> String {
     let tests = results.tests.map(\.definition.id)
+    let chance = results.references.isEmpty ? 0 : 1 / Double(results.references.count)
     var out = "\n## Identified and matched, with 95 % intervals\n\n"
-    out += "Identified: the own source ranks first in the row. Matched: the own source's comparison passes the algorithm's "
-    out += "documented threshold (what a catalog would answer). n/N [95 % Wilson interval]. "
-    out += String(format: "Chance of identifying by luck with %d references: %.1f %%.\n\n", results.references.count,
-                  results.references.isEmpty ? 0 : 100 / Double(results.references.count))
+    out += "n = \(results.draws) quer\(results.draws == 1 ? "y" : "ies") per source and test. Identified: the own source ranks first in the row. "
+    out += "Matched: the own source's comparison passes the algorithm's documented threshold (what a catalog would answer). "
+    out += "n/N [95 % Wilson interval]; mean: the mean own-source score [95 % bootstrap interval, 2,000 seeded resamples]. "
+    out += String(format: "Chance of identifying by luck with %d references: %.1f %% (the last row).\n\n", results.references.count, 100 * chance)
     out += "| algorithm | " + tests.joined(separator: " | ") + " |\n|---|" + String(repeating: "---|", count: tests.count) + "\n"
     func cell(_ k: Int, _ n: Int) -> String {
         let r = Rate(k, of: n)
@@ -104,11 +108,16 @@ func intervals(_ results: RunResults) -> String {
     for algorithm in results.algorithms.map(\.identifier) {
         let cells = tests.map { test -> String in
             guard let m = results.matrix(algorithm: algorithm, test: test) else { return "—" }
-            let rows = Array(m.rows.indices), n = rows.count
-            let identified = cell(rows.filter(m.isIdentified).count, n)
-            return m.matched == nil ? identified : identified + " · matched " + cell(rows.filter(m.isMatched).count, n)
+            let rows = Array(m.rows.indices), n = rows.count, s = m.statistics
+            var text = cell(rows.filter(m.isIdentified).count, n)
+            if m.matched != nil { text += " · matched " + cell(rows.filter(m.isMatched).count, n) }
+            if let mean = MeanInterval(s.diagonals, seed: derivedSeed(results.seed, "bootstrap", algorithm, test)) {
+                text += String(format: " · mean %.1f %% [%.1f-%.1f]", 100 * mean.mean, 100 * mean.low, 100 * mean.high)
+            }
+            return text
         }
         out += "| \(algorithm) | " + cells.joined(separator: " | ") + " |\n"
     }
+    out += "| chance | " + tests.map { _ in String(format: "%.1f %%", 100 * chance) }.joined(separator: " | ") + " |\n"
     return out
 }

@@ -68,11 +68,24 @@ struct RunOptions: ParsableArguments {
 
     var cacheFolder: URL? { noCache ? nil : URL(fileURLWithPath: cache) }
 
-    /// A run of `algorithms` (all when empty) on `suite`.
-    func configuration(algorithms: [String], suite: Suite, keepAudioFolder: URL? = nil) throws -> RunConfiguration {
-        RunConfiguration(dataset: try loadDataset(), algorithms: try external.resolve(algorithms), suite: suite, seed: seed,
-                         threads: threads, cacheFolder: cacheFolder, keepAudioFolder: keepAudioFolder,
-                         showProgress: true, toolVersion: fpbenchVersion)
+    /// A run of `algorithms` (all when empty) on `suite`, `draws.count` queries per source and test.
+    func configuration(algorithms: [String], suite: Suite, draws: DrawOptions, keepAudioFolder: URL? = nil) throws -> RunConfiguration {
+        var configuration = RunConfiguration(dataset: try loadDataset(), algorithms: try external.resolve(algorithms), suite: suite, seed: seed,
+                                             threads: threads, cacheFolder: cacheFolder, keepAudioFolder: keepAudioFolder,
+                                             showProgress: true, toolVersion: fpbenchVersion)
+        configuration.queriesPerSource = draws.count
+        return configuration
+    }
+}
+
+/// `--queries-per-source N`: several seeded queries per source and test, for rates with narrower intervals.
+struct DrawOptions: ParsableArguments {
+    @Option(name: .customLong("queries-per-source"),
+            help: "Queries per source and test, each with its own seeded crop and draws (the thesis: 1; 10 gives rates with useful intervals).")
+    var count = 1
+
+    func validate() throws {
+        guard (1...1000).contains(count) else { throw ValidationError("--queries-per-source must be 1 to 1,000, got \(count)") }
     }
 }
 
@@ -81,6 +94,7 @@ struct SuiteOptions: ParsableArguments {
     @Option(name: .customLong("suite"), help: "A suite file (JSON); `\"extends\": \"thesis\"` adds to or overrides the built-in tests (README: suite files).")
     var file: String?
     @Option(parsing: .upToNextOption, help: "Test ids to run (default: all of the suite).") var tests: [String] = []
+    @OptionGroup var draws: DrawOptions
 
     func load() throws -> Suite { try validated { try (file.map(Suite.load) ?? .thesis).selecting(tests) } }
 }

@@ -31,7 +31,7 @@ struct Run: ParsableCommand {
     func run() throws {
         let started = Date()
         let outFolder = URL(fileURLWithPath: out)
-        let configuration = try options.configuration(algorithms: algorithms, suite: try suite.load(),
+        let configuration = try options.configuration(algorithms: algorithms, suite: try suite.load(), draws: suite.draws,
                                                        keepAudioFolder: keepAudio ? outFolder.appendingPathComponent("queries") : nil)
         let chosen = configuration.algorithms, chosenSuite = configuration.suite
         var results: RunResults!

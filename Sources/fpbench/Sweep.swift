@@ -15,13 +15,14 @@ struct SweepCommand: ParsableCommand {
         @Option(parsing: .upToNextOption, help: "Algorithms (default: all).") var algorithms: [String] = []
         @Option(help: "Bisection tolerance, in the level's unit.") var tolerance: Double?
         @OptionGroup var options: RunOptions
+        @OptionGroup var draws: DrawOptions
         @Flag(help: "Crop on the thesis AFA's image grid (8,192 samples at 5,512 Hz), as the thesis's test 1 did.")
         var imageGrid = false
 
         func run(axis: SweepAxis, levels: [Double], thresholds: [Double], defaultTolerance: Double, out: String) throws {
             if let tolerance, !(tolerance.isFinite && tolerance > 0) { throw ValidationError("--tolerance must be a positive number, got \(tolerance)") }
             let started = Date()
-            let base = try options.configuration(algorithms: algorithms, suite: .thesis)
+            let base = try options.configuration(algorithms: algorithms, suite: .thesis, draws: draws)
             let sweep = SweepRunner(base: base, axis: axis, cropGrid: imageGrid ? 8192.0 / 5512 : nil)
             let (points, results) = sweep.evaluate(levels)
             let breaking = sweep.breakingPoints(points, thresholds: thresholds, tolerance: tolerance ?? defaultTolerance)

@@ -13,10 +13,12 @@ func ciDataset() throws -> Dataset {
 }
 
 func run(_ dataset: Dataset, algorithms: [String] = AlgorithmRegistry.identifiers, tests: [String] = [],
-         threads: Int = 2, cache: URL? = nil) throws -> RunResults {
-    Runner(RunConfiguration(dataset: dataset, algorithms: try algorithms.map(AlgorithmRegistry.algorithm),
-                            suite: try Suite.thesis.selecting(tests), seed: 2013, threads: threads, cacheFolder: cache,
-                            keepAudioFolder: nil, showProgress: false, toolVersion: "test")).run()
+         threads: Int = 2, cache: URL? = nil, queriesPerSource: Int = 1) throws -> RunResults {
+    var configuration = RunConfiguration(dataset: dataset, algorithms: try algorithms.map(AlgorithmRegistry.algorithm),
+                                         suite: try Suite.thesis.selecting(tests), seed: 2013, threads: threads, cacheFolder: cache,
+                                         keepAudioFolder: nil, showProgress: false, toolVersion: "test")
+    configuration.queriesPerSource = queriesPerSource
+    return Runner(configuration).run()
 }
 
 func files(in folder: URL) -> [String: Data] {
@@ -217,20 +219,46 @@ func files(in folder: URL) -> [String: Data] {
 }
 
 @Suite struct LongTableTests {
+    /// Three queries per source: every line of results.csv is the cell of its matrix row (found by source
+    /// and draw), and every line of catalog.csv agrees with the catalog's counts.
     @Test func theLongCSVHoldsEveryComparisonOfTheMatrices() throws {
-        let results = try run(try ciDataset(), algorithms: ["haitsma-kalker", "chroma-baseline"], tests: ["test1-cropping", "test2-recordings"])
+        var dataset = try ciDataset()
+        dataset.manifest.distractors = dataset.manifest.sources.flatMap(\.alternates)  // a catalog to search
+        let results = try run(dataset, algorithms: ["haitsma-kalker", "chroma-baseline"], tests: ["test1-cropping", "test2-recordings"],
+                              queriesPerSource: 3)
+        #expect(!results.catalogs.isEmpty)
         let lines = longCSV(results).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         let header = lines[0]
-        #expect(header == ["algorithm", "test", "family", "source", "query_seed", "reference", "own", "score", "raw_figure", "offset_s", "rank", "identified", "matched"])
+        #expect(header == ["run_id", "algorithm", "variant", "test", "family", "source", "draw", "query_seed", "reference", "own", "score",
+                           "raw_figure", "offset_s", "rank", "identified", "matched"])
         #expect(lines.count - 1 == results.matrices.reduce(0) { $0 + $1.rows.count * $1.columns.count })
+        #expect(results.matrices.allSatisfy { $0.rows.count == 3 * 2 || $0.test == "test2-recordings" })
         for line in lines.dropFirst() {
             let row = Dictionary(uniqueKeysWithValues: zip(header, line))
             let m = try #require(results.matrix(algorithm: row["algorithm"]!, test: row["test"]!))
-            let r = try #require(m.rows.firstIndex(of: row["source"]!)), c = try #require(m.columns.firstIndex(of: row["reference"]!))
+            let queries = results.queries(of: m)
+            let r = try #require(queries.indices.first { queries[$0].source == row["source"] && String(queries[$0].draw ?? -1) == row["draw"] })
+            let c = try #require(m.columns.firstIndex(of: row["reference"]!))
             #expect(Double(row["score"]!) == m.scores[r][c])
+            #expect(row["query_seed"] == String(queries[r].seed))
             #expect(row["identified"] == (m.isIdentified(r) ? "1" : "0"))
             if row["own"] == "1" && row["identified"] == "1" { #expect(row["rank"] == "1") }
-            #expect(row["family"] == "bird")
+            #expect(row["family"] == "bird" && row["variant"] == "default" && row["run_id"] == results.runID)
+        }
+        // Draws are different queries; draw 0 is the single query of a one-query run.
+        let test = try #require(results.test("test1-cropping"))
+        #expect(Set(test.queries.map(\.seed)).count == test.queries.count)
+        let single = try run(try ciDataset(), algorithms: ["haitsma-kalker"], tests: ["test1-cropping"])
+        let firsts = test.queries.filter { $0.draw == 0 }
+        #expect(firsts.map(\.seed) == single.tests[0].queries.map(\.seed) && firsts.map(\.degradations) == single.tests[0].queries.map(\.degradations))
+        let m = try #require(results.matrix(algorithm: "haitsma-kalker", test: "test1-cropping"))
+        #expect(results.firstQueries(m).scores == single.matrices[0].scores)
+
+        let catalog = catalogCSV(results).split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        #expect(catalog.count == results.catalogs.reduce(0) { $0 + $1.queries })
+        for result in results.catalogs {
+            let rows = catalog.filter { $0[1] == result.algorithm && $0[2] == result.test }
+            #expect(rows.filter { $0[9] == "1" }.count == result.correct && rows.filter { $0[6].isEmpty }.count == result.noMatch)
         }
     }
 }

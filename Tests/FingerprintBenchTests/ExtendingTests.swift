@@ -60,7 +60,7 @@ import Testing
             matrices: [matrix("old", [[0.9, 0.1], [0.6, 0.5]]), matrix("new", [[0.4, 0.5], [0.2, 0.8]])], catalogs: [],
             skipped: [], failures: [])
         let markdown = algorithmComparisonMarkdown(results, baseline: "old", candidate: "new")
-        #expect(markdown.contains("| t | 1/2 [9-91] | 1/2 [9-91] | +0 | 1 | 70.0 | 60.0 | -10.0 |"), "\(markdown)")
+        #expect(markdown.contains("| t | 1/2 [9-91] | 1/2 [9-91] | +0 | 1 (n.s.) | 70.0 | 60.0 | -10.0 |"), "\(markdown)")
         #expect(markdown.contains("- t: miss → hit: b; hit → miss: a"))
         #expect(markdown.contains("McNemar's exact p = 1: not significant at the 5 % level"))
     }

@@ -1,3 +1,4 @@
+import DSP
 import Foundation
 
 /// A proportion with its 95 % Wilson score interval.
@@ -22,6 +23,27 @@ public struct Rate: Sendable, Codable, Equatable {
         let centre = (p + z2 / (2 * n)) / (1 + z2 / n)
         let half = z / (1 + z2 / n) * (p * (1 - p) / n + z2 / (4 * n * n)).squareRoot()
         return (max(0, centre - half), min(1, centre + half))
+    }
+}
+
+/// A mean with its 95 % percentile-bootstrap interval: the values resampled with replacement
+/// `resamples` times from a seeded generator, so the interval is the same on every rerun.
+public struct MeanInterval: Sendable, Equatable {
+    public var mean: Double
+    public var low: Double
+    public var high: Double
+
+    /// 2,000 resamples: the 2.5 and 97.5 percentiles move by well under a point between seeds.
+    public init?(_ values: [Double], seed: UInt64, resamples: Int = 2000) {
+        guard !values.isEmpty else { return nil }
+        mean = values.reduce(0, +) / Double(values.count)
+        let random = SeededNoise(seed: seed)
+        let means = (0..<resamples).map { _ in
+            (0..<values.count).reduce(0.0) { sum, _ in sum + values[min(values.count - 1, Int(random.unit() * Double(values.count)))] }
+                / Double(values.count)
+        }.sorted()
+        low = means[Int(0.025 * Double(resamples - 1))]
+        high = means[Int((0.975 * Double(resamples - 1)).rounded(.up))]
     }
 }
 

@@ -22,12 +22,21 @@ public struct Profile: Sendable, Codable, Equatable {
     /// A stable one-line rendering: "name=value;name=value".
     public var key: String { parameters.map { "\($0.name)=\($0.value)" }.joined(separator: ";") }
 
+    /// "default", or the values changed from the default ("sampleRate=22050;fanOut=5"): which variant of
+    /// the algorithm this is, in tables.
+    public var variant: String {
+        let changed = parameters.filter { $0.source.hasPrefix(Profile.changedMark) }
+        return changed.isEmpty ? "default" : changed.map { "\($0.name)=\($0.value)" }.joined(separator: ";")
+    }
+
+    static let changedMark = "changed from the default"
+
     /// The same profile, each value that differs from `defaults` marked, its citation kept beside the
     /// cited value, so a changed value never carries the old citation as if it were its own.
     public func marked(against defaults: Profile) -> Profile {
         Profile(parameters.map { parameter in
             guard let cited = defaults.parameters.first(where: { $0.name == parameter.name }), cited.value != parameter.value else { return parameter }
-            return Parameter(parameter.name, parameter.value, source: "changed from the default (cited value: \(cited.value), \(cited.source))")
+            return Parameter(parameter.name, parameter.value, source: "\(Profile.changedMark) (cited value: \(cited.value), \(cited.source))")
         })
     }
 }
