@@ -2,13 +2,33 @@ import AudioIO
 import Foundation
 
 /// A plain folder of audio files as a dataset: each file is a source (its first `window` seconds the
-/// reference); `NAME.alt.EXT` beside `NAME.EXT` is another recording of it (test 2); files under
-/// `noises/` and `impulses/` become noise recordings and impulse responses, named by their file names.
+/// reference); `NAME.alt.EXT` beside `NAME.EXT` is another recording of it (test 2), or a pairs file
+/// says which file is another recording of which; files under `noises/` and `impulses/` become noise
+/// recordings and impulse responses, named by their file names.
 public enum DatasetFolder {
     static let audioExtensions: Set<String> = ["wav", "flac", "ogg", "opus", "mp3"]
 
+    /// A pairs file: CSV lines `source,alternate` of paths relative to the folder (an optional header
+    /// line, no commas in names); a source may have several alternates, in the file's order.
+    static func pairs(_ file: URL, folder: URL) throws -> [(source: String, alternate: String)] {
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else { throw DatasetError(path: file.path, reason: "cannot be read as UTF-8 text") }
+        var pairs: [(String, String)] = []
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let cells = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            if cells.allSatisfy(\.isEmpty) || (number == 0 && ["source", "reference"].contains(cells[0].lowercased())) { continue }
+            guard cells.count == 2, !cells[0].isEmpty, !cells[1].isEmpty else {
+                throw DatasetError(path: "\(file.path):\(number + 1)", reason: "a line is SOURCE,ALTERNATE (two file names relative to the folder), got '\(line)'")
+            }
+            for name in cells where !FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path) {
+                throw DatasetError(path: "\(file.path):\(number + 1)", reason: "'\(name)' is not in \(folder.path)")
+            }
+            pairs.append((cells[0], cells[1]))
+        }
+        return pairs
+    }
+
     /// The manifest of a folder, with every file's SHA-256; written by `fpbench dataset init`.
-    public static func manifest(_ folder: URL, window: Double = 9, manifestFolder: URL? = nil) throws -> DatasetManifest {
+    public static func manifest(_ folder: URL, window: Double = 9, pairsFile: URL? = nil, manifestFolder: URL? = nil) throws -> DatasetManifest {
         let fm = FileManager.default
         var isFolder: ObjCBool = false
         guard fm.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
@@ -30,14 +50,18 @@ public enum DatasetFolder {
             let duration = try AudioReader.duration(folder.appendingPathComponent(file).path)
             return Excerpt(file: file, start: 0, duration: min(window, (duration * 1000).rounded(.down) / 1000))
         }
-        let alternates = top.filter { stem($0).hasSuffix(".alt") }
+        let paired = try pairsFile.map { try pairs($0, folder: folder) } ?? []
+        let alternates = Set(top.filter { stem($0).hasSuffix(".alt") } + paired.map(\.alternate))
         var sources: [Source] = []
-        for file in top where !stem(file).hasSuffix(".alt") {
-            let alternate = alternates.first { stem($0) == stem(file) + ".alt" }
-            sources.append(Source(id: id(file), name: stem(file), family: "folder", license: "", origin: folder.path,
-                                  reference: try excerpt(file), alternates: try alternate.map { [try excerpt($0)] } ?? []))
+        for file in top where !alternates.contains(file) {
+            let named = paired.filter { $0.source == file }.map(\.alternate) + top.filter { stem($0) == stem(file) + ".alt" }
+            sources.append(Source(id: id(file), name: stem(file), family: "folder", license: "", origin: folder.lastPathComponent,
+                                  reference: try excerpt(file), alternates: try named.map(excerpt)))
         }
-        let all = top + audio(in: "noises") + audio(in: "impulses")
+        if let unknown = paired.first(where: { !top.contains($0.source) }) {
+            throw DatasetError(path: pairsFile?.path ?? "", reason: "'\(unknown.source)' is not an audio file directly in the folder, so it is no source")
+        }
+        let all = top + audio(in: "noises") + audio(in: "impulses") + Array(Set(paired.map(\.alternate)).subtracting(top)).sorted()
         let files = try all.map { DatasetFile(path: $0, sha256: try sha256Hex(file: folder.appendingPathComponent($0).path)) }
         let base = manifestFolder ?? folder
         let root = folder.standardizedFileURL.path.hasPrefix(base.standardizedFileURL.path + "/") || folder.standardizedFileURL == base.standardizedFileURL

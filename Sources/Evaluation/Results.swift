@@ -75,6 +75,14 @@ public struct RunResults: Sendable, Codable, Equatable {
         public var offset: Double?
     }
 
+    /// How alike a test's other recording is to its source's reference, by a fixed yardstick
+    /// (`PairYardstick`), so a reader sees how hard each test-2 pair is whatever algorithms ran.
+    public struct PairSimilarity: Sendable, Codable, Equatable {
+        public var test: String
+        public var source: String
+        public var score: Double
+    }
+
     /// Something that failed or was left out: `item` and `reason` in words, and which algorithm, test,
     /// source or file it concerns, where that is known (for filtering a long list).
     public struct Problem: Sendable, Codable, Equatable {
@@ -107,6 +115,8 @@ public struct RunResults: Sendable, Codable, Equatable {
     public var matrices: [SimilarityMatrix]
     /// Catalog search with the dataset's distractors (empty when it has none).
     public var catalogs: [CatalogResult]
+    /// Test-2 pair difficulty, by `PairYardstick` (absent in runs without such tests).
+    public var pairs: [PairSimilarity]?
     /// Queries that could not be made (a source without an alternate recording, ...).
     public var skipped: [Problem]
     /// Items that failed (unreadable file, too-short input, ...), with the reason.

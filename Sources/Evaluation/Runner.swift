@@ -92,8 +92,11 @@ public struct Runner {
         let matrices = compare(prints, sources: sources, tests: tests, progress: progress)
         let catalogs = c.searchCatalogs && !distractors.isEmpty
             ? searchCatalogs(prints, sources: sources, tests: tests, distractors: distractors, progress: progress) : []
+        let pairs = measurePairs(sources: sources, durations: durations, audio: audio.excerpts, problems: &problems)
         progress.finish()
-        return assemble(prints, sources: sources, tests: tests.map(\.record), matrices: matrices, catalogs: catalogs, problems: problems)
+        var results = assemble(prints, sources: sources, tests: tests.map(\.record), matrices: matrices, catalogs: catalogs, problems: problems)
+        results.pairs = pairs
+        return results
     }
 
     // MARK: Measure
@@ -213,13 +216,14 @@ public struct Runner {
 
     // MARK: Compare
 
-    /// One similarity matrix per algorithm and test: every query against every reference.
+    /// One similarity matrix per algorithm and test that has queries: every query against every reference.
     private func compare(_ prints: PrintTable, sources: [Source], tests: [PlannedTest], progress: Progress) -> [SimilarityMatrix] {
-        let c = configuration, cells = c.algorithms.count * tests.count
+        let made = tests.indices.filter { !tests[$0].record.queries.isEmpty }
+        let c = configuration, cells = c.algorithms.count * made.count
         progress.start("comparing", total: cells)
         return parallelMap(cells, threads: c.threads) { cell -> SimilarityMatrix in
             defer { progress.advance() }
-            let a = cell / tests.count, t = cell % tests.count, algorithm = c.algorithms[a], record = tests[t].record
+            let a = cell / made.count, t = made[cell % made.count], algorithm = c.algorithms[a], record = tests[t].record
             var matrix = SimilarityMatrix(algorithm: algorithm.identifier, test: record.definition.id,
                                           rows: record.queries.map(\.source), columns: sources.map(\.id),
                                           scores: [], rawFigures: [], offsets: [], matched: [])
@@ -277,6 +281,35 @@ public struct Runner {
             }
             return result
         }
+    }
+
+    // MARK: Pair difficulty
+
+    /// For each test that cuts its queries from another recording, how alike each pair is by the fixed
+    /// yardstick, through the cache (a warm run decodes nothing); nil when no test does.
+    private func measurePairs(sources: [Source], durations: [Excerpt: Double], audio: ExcerptAudio,
+                              problems: inout Problems) -> [RunResults.PairSimilarity]? {
+        let c = configuration
+        let tests = c.suite.tests.filter { $0.recipe is DifferentRecording }
+        guard !tests.isEmpty else { return nil }
+        let yardstick = PairYardstick(), keys = ContentKeys(dataset: c.dataset, seed: c.seed), cache = FingerprintCache(folder: c.cacheFolder)
+        func print(_ excerpt: Excerpt, role: FingerprintRole) throws -> AnyFingerprint {
+            try cache.fingerprint(yardstick.algorithm, role: role, contentKey: keys.excerpt(excerpt)) { try audio.audio(excerpt).get() }
+        }
+        var pairs: [RunResults.PairSimilarity] = []
+        for test in tests {
+            for source in sources {
+                guard let other = test.recipe.excerpt(of: source), let available = durations[other] else { continue }
+                do {
+                    let score = try yardstick.score(reference: print(source.reference, role: .reference),
+                                                    other: print(yardstick.middle(of: other, available: available), role: .query))
+                    pairs.append(.init(test: test.id, source: source.id, score: score))
+                } catch {
+                    problems.fail("pair difficulty \(test.id)/\(source.id)", "\(error)", test: test.id, source: source.id, file: other.file)
+                }
+            }
+        }
+        return pairs
     }
 
     // MARK: Assemble

@@ -220,12 +220,15 @@ public struct Suite: Sendable, Codable, Equatable {
     }
 
     /// The thesis's four tests (Brandner 2013), with test 1 twice: at seeded offsets, and on the AFA's
-    /// image grid (the only crops for which its rank-order prints agree), and test 3 at both amplitudes.
+    /// image grid (the only crops for which its rank-order prints agree), test 2 also on the harder second
+    /// alternates where a dataset has them, and test 3 at both amplitudes.
     public static let thesis = Suite(name: "thesis", tests: [
         TestDefinition(id: "test1-cropping", title: "Test 1: 4 s crop at a seeded offset", recipe: Cropping()),
         TestDefinition(id: "test1-image-grid", title: "Test 1: 4 s crop on the AFA image grid (8,192 samples at 5,512 Hz)",
                        recipe: Cropping(), cropGrid: 8192.0 / 5512),
         TestDefinition(id: "test2-recordings", title: "Test 2: 4 s of a different recording", recipe: DifferentRecording()),
+        TestDefinition(id: "test2-second-synth", title: "Test 2, harder pairs: 4 s of a second alternate (another synthesizer and sound set)",
+                       recipe: DifferentRecording(alternate: 2)),
         TestDefinition(id: "test3-noise-1.58", title: "Test 3: test 1 + white noise at 1.58 % of full scale (-36 dBFS)",
                        recipe: AddedNoise(noise: NoiseSpec(kind: .whiteUniform, level: .peak(dBFS: 20 * log10(0.0158))))),
         TestDefinition(id: "test3-noise-3.16", title: "Test 3: test 1 + white noise at 3.16 % of full scale (-30 dBFS)",

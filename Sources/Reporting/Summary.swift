@@ -11,6 +11,7 @@ public func summaryMarkdown(_ results: RunResults, matrixLink: (SimilarityMatrix
     out += "(own score − best other score, in points). Matrices are linked from each cell.\n\n"
     out += table(results, families: nil, matrixLink: matrixLink)
     out += intervals(results)
+    out += pairDifficulty(results)
 
     let families = Array(Set(results.dataset.sources.map(\.family))).sorted()
     if families.count > 1 {
@@ -107,7 +108,7 @@ func intervals(_ results: RunResults) -> String {
     }
     for algorithm in results.algorithms.map(\.identifier) {
         let cells = tests.map { test -> String in
-            guard let m = results.matrix(algorithm: algorithm, test: test) else { return "—" }
+            guard let m = results.matrix(algorithm: algorithm, test: test), !m.rows.isEmpty else { return "—" }
             let rows = Array(m.rows.indices), n = rows.count, s = m.statistics
             var text = cell(rows.filter(m.isIdentified).count, n)
             if m.matched != nil { text += " · matched " + cell(rows.filter(m.isMatched).count, n) }
@@ -120,4 +121,23 @@ func intervals(_ results: RunResults) -> String {
     }
     out += "| chance | " + tests.map { _ in String(format: "%.1f %%", 100 * chance) }.joined(separator: " | ") + " |\n"
     return out
+}
+
+/// Each test-2 pair's similarity by the fixed yardstick, a column per test, the mean last.
+func pairDifficulty(_ results: RunResults) -> String {
+    guard let pairs = results.pairs, !pairs.isEmpty else { return "" }
+    let tests = results.tests.map(\.definition.id).filter { test in pairs.contains { $0.test == test } }
+    var out = "\n## How alike the pairs of test 2 are\n\n"
+    out += "Yardstick, the same whatever algorithms ran: \(PairYardstick.name). 100 % is the same sound; "
+    out += "unrelated music scores about 50 %. Lower is a harder pair.\n\n"
+    out += "| source | family | " + tests.joined(separator: " | ") + " |\n|---|---|" + String(repeating: "---:|", count: tests.count) + "\n"
+    for source in results.dataset.sources where pairs.contains(where: { $0.source == source.id }) {
+        let cells = tests.map { test in pairs.first { $0.test == test && $0.source == source.id }.map { percent($0.score) } ?? "—" }
+        out += "| \(source.id) | \(source.family) | " + cells.joined(separator: " | ") + " |\n"
+    }
+    let means = tests.map { test -> String in
+        let scores = pairs.filter { $0.test == test }.map(\.score)
+        return scores.isEmpty ? "—" : percent(scores.reduce(0, +) / Double(scores.count))
+    }
+    return out + "| mean | | " + means.joined(separator: " | ") + " |\n"
 }

@@ -162,4 +162,25 @@ import Testing
 
         #expect { try Dataset.load(temporaryFolder().path) } throws: { "\($0)".contains("no audio files") }
     }
+
+    /// A pairs file names alternates anywhere under the folder (they are no sources); a bad line is named.
+    @Test func aPairsFileNamesTheOtherRecordings() throws {
+        let folder = temporaryFolder()
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("takes"), withIntermediateDirectories: true)
+        for (file, name) in [("finch-348.wav", "finch.wav"), ("finch-363.wav", "takes/finch second.wav"), ("petrel-XC663885.wav", "petrel.wav"),
+                             ("petrel-XC46092.wav", "takes/petrel-2.wav")] {
+            try FileManager.default.copyItem(at: testDataRoot.appendingPathComponent("birds/\(file)"), to: folder.appendingPathComponent(name))
+        }
+        let pairs = folder.appendingPathComponent("pairs.csv")
+        try Data("source,alternate\nfinch.wav,takes/finch second.wav\npetrel.wav, takes/petrel-2.wav\n".utf8).write(to: pairs)
+        let manifest = try DatasetFolder.manifest(folder, pairsFile: pairs)
+        #expect(manifest.sources.map(\.id) == ["finch", "petrel"])
+        #expect(manifest.sources.map { $0.alternates.map(\.file) } == [["takes/finch second.wav"], ["takes/petrel-2.wav"]])
+        #expect(manifest.files.count == 4 && manifest.files.allSatisfy { $0.sha256?.count == 64 })
+
+        try Data("finch.wav,takes/missing.wav\n".utf8).write(to: pairs)
+        #expect { try DatasetFolder.manifest(folder, pairsFile: pairs) } throws: { "\($0)".contains("pairs.csv:1") && "\($0)".contains("missing.wav") }
+        try Data("finch.wav\n".utf8).write(to: pairs)
+        #expect { try DatasetFolder.manifest(folder, pairsFile: pairs) } throws: { "\($0)".contains("SOURCE,ALTERNATE") }
+    }
 }

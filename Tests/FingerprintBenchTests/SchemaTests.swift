@@ -1,0 +1,156 @@
+import Evaluation
+import Foundation
+import Testing
+
+/// A JSON value, decoded strictly (a boolean is never a number).
+indirect enum JSON: Decodable, Equatable {
+    case null, bool(Bool), number(Double), string(String), array([JSON]), object([String: JSON])
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null } else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let n = try? c.decode(Double.self) { self = .number(n) } else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([JSON].self) { self = .array(a) } else { self = .object(try c.decode([String: JSON].self)) }
+    }
+
+    static func parse(_ data: Data) throws -> JSON { try JSONDecoder().decode(JSON.self, from: data) }
+
+    var object: [String: JSON]? { if case .object(let o) = self { return o } else { return nil } }
+}
+
+/// The part of JSON Schema (2020-12) our schemas use; a keyword outside it is an error, so a schema
+/// cannot rely on something this check does not enforce.
+struct SchemaValidator {
+    /// Schemas by their `$id`.
+    let schemas: [String: JSON]
+    static let known: Set<String> = ["$schema", "$id", "$defs", "$ref", "title", "description", "type", "enum", "const", "properties",
+                                     "required", "additionalProperties", "items", "minItems", "maxItems", "minProperties", "maxProperties",
+                                     "propertyNames", "pattern", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                                     "oneOf", "allOf"]
+
+    /// Every violation of `schema` (within the schema whose `$id` is `base`) by `value`, as "path: reason".
+    func errors(_ value: JSON, _ schema: JSON, base: String, path: String = "$") -> [String] {
+        if case .bool(let allowed) = schema { return allowed ? [] : ["\(path): not allowed"] }
+        guard let s = schema.object else { return ["\(path): a schema must be an object or a boolean"] }
+        if let unknown = s.keys.first(where: { !Self.known.contains($0) }) { return ["schema keyword '\(unknown)' is not checked"] }
+        var out: [String] = []
+        if case .string(let ref)? = s["$ref"] {
+            let (id, pointer) = ref.hasPrefix("#") ? (base, String(ref.dropFirst())) : (String(ref.prefix { $0 != "#" }), String(ref.drop { $0 != "#" }.dropFirst()))
+            guard var target = schemas[id] else { return ["\(path): unknown schema \(id)"] }
+            for part in pointer.split(separator: "/") {
+                guard let next = target.object?[String(part)] else { return ["\(path): no \(ref)"] }
+                target = next
+            }
+            out += errors(value, target, base: id, path: path)
+        }
+        if case .array(let types)? = s["type"] ?? nil {
+            if !types.contains(where: { matches(value, $0) }) { out.append("\(path): not of type \(types)") }
+        } else if let type = s["type"], !matches(value, type) { out.append("\(path): not of type \(type)") }
+        if case .array(let options)? = s["enum"], !options.contains(value) { out.append("\(path): \(value) is not one of \(options)") }
+        if let constant = s["const"], constant != value { out.append("\(path): \(value) is not \(constant)") }
+        if case .array(let all)? = s["allOf"] { for sub in all { out += errors(value, sub, base: base, path: path) } }
+        if case .array(let one)? = s["oneOf"] {
+            let passing = one.filter { errors(value, $0, base: base, path: path).isEmpty }.count
+            if passing != 1 { out.append("\(path): matches \(passing) of oneOf's \(one.count) schemas, not exactly 1") }
+        }
+        switch value {
+        case .object(let o):
+            let properties = s["properties"]?.object ?? [:]
+            if case .array(let required)? = s["required"] {
+                for case .string(let key) in required where o[key] == nil { out.append("\(path): '\(key)' is required") }
+            }
+            for (key, item) in o.sorted(by: { $0.key < $1.key }) {
+                if let sub = properties[key] { out += errors(item, sub, base: base, path: "\(path).\(key)") }
+                else if let extra = s["additionalProperties"] { out += errors(item, extra, base: base, path: "\(path).\(key)") }
+                if let names = s["propertyNames"] { out += errors(.string(key), names, base: base, path: "\(path) key \(key)") }
+            }
+            if case .number(let n)? = s["minProperties"], Double(o.count) < n { out.append("\(path): fewer than \(n) properties") }
+            if case .number(let n)? = s["maxProperties"], Double(o.count) > n { out.append("\(path): more than \(n) properties") }
+        case .array(let a):
+            if let items = s["items"] { for (i, item) in a.enumerated() { out += errors(item, items, base: base, path: "\(path)[\(i)]") } }
+            if case .number(let n)? = s["minItems"], Double(a.count) < n { out.append("\(path): fewer than \(n) items") }
+            if case .number(let n)? = s["maxItems"], Double(a.count) > n { out.append("\(path): more than \(n) items") }
+        case .number(let x):
+            if case .number(let n)? = s["minimum"], x < n { out.append("\(path): \(x) < \(n)") }
+            if case .number(let n)? = s["maximum"], x > n { out.append("\(path): \(x) > \(n)") }
+            if case .number(let n)? = s["exclusiveMinimum"], x <= n { out.append("\(path): \(x) <= \(n)") }
+            if case .number(let n)? = s["exclusiveMaximum"], x >= n { out.append("\(path): \(x) >= \(n)") }
+        case .string(let text):
+            if case .string(let pattern)? = s["pattern"], text.range(of: pattern, options: .regularExpression) == nil { out.append("\(path): '\(text)' does not match \(pattern)") }
+            if case .number(let n)? = s["maxLength"], Double(text.count) > n { out.append("\(path): longer than \(n)") }
+        default: break
+        }
+        return out
+    }
+
+    private func matches(_ value: JSON, _ type: JSON) -> Bool {
+        switch (type, value) {
+        case (.string("null"), .null), (.string("boolean"), .bool), (.string("number"), .number), (.string("string"), .string),
+             (.string("array"), .array), (.string("object"), .object): return true
+        case (.string("integer"), .number(let n)): return n == n.rounded()
+        default: return false
+        }
+    }
+}
+
+@Suite struct SchemaTests {
+    static let folder = repositoryRoot.appendingPathComponent("Schemas")
+
+    func validator() throws -> (SchemaValidator, suite: JSON, results: JSON) {
+        let suite = try JSON.parse(try Data(contentsOf: Self.folder.appendingPathComponent("suite.schema.json")))
+        let results = try JSON.parse(try Data(contentsOf: Self.folder.appendingPathComponent("results.schema.json")))
+        return (SchemaValidator(schemas: ["urn:fpbench:suite:1": suite, "urn:fpbench:results:1": results]), suite, results)
+    }
+
+    /// A run with every optional part present (several queries per source, a catalog, pair difficulty,
+    /// matched flags) matches the results schema, and damaged copies do not.
+    @Test func resultsFilesMatchTheirSchema() throws {
+        let (v, _, schema) = try validator()
+        var dataset = try ciDataset()
+        dataset.manifest.distractors = dataset.manifest.sources.flatMap(\.alternates)
+        let results = try run(dataset, algorithms: ["haitsma-kalker"], tests: ["test1-cropping", "test2-recordings"], queriesPerSource: 2)
+        #expect(results.queriesPerSource == 2 && !results.catalogs.isEmpty && results.pairs?.isEmpty == false)
+        let encoded = try JSON.parse(try results.encoded())
+        let found = v.errors(encoded, schema, base: "urn:fpbench:results:1")
+        #expect(found.isEmpty, "\(found.prefix(5))")
+
+        guard case .object(var top) = encoded, case .array(var matrices)? = top["matrices"], case .object(var first)? = matrices.first else {
+            Issue.record("results.json is not an object with matrices"); return
+        }
+        first["scores"] = .array([.array([.string("high")])])
+        matrices[0] = .object(first)
+        top["matrices"] = .array(matrices)
+        top["unexpected"] = .number(1)
+        let damaged = v.errors(.object(top), schema, base: "urn:fpbench:results:1")
+        #expect(damaged.contains { $0.contains("$.unexpected") } && damaged.contains { $0.contains("scores[0][0]") }, "\(damaged)")
+    }
+
+    /// The built-in suite and every suite example in the README (one per test kind) match the suite schema and load;
+    /// a misspelt field matches neither.
+    @Test func suiteFilesMatchTheirSchema() throws {
+        let (v, schema, _) = try validator()
+        let encoder = JSONEncoder()
+        let thesis = try JSON.parse(try encoder.encode(Suite.thesis))
+        #expect(v.errors(thesis, schema, base: "urn:fpbench:suite:1").isEmpty)
+
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let examples = readme.components(separatedBy: "```json\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+            .filter { $0.contains("\"tests\"") }
+        let kinds = Set(QueryRecipes.all.map { $0.kind })
+        #expect(kinds.allSatisfy { kind in examples.contains { $0.contains("\"kind\": \"\(kind)\"") } }, "the README shows every test kind")
+        for example in examples {
+            let found = v.errors(try JSON.parse(Data(example.utf8)), schema, base: "urn:fpbench:suite:1")
+            #expect(found.isEmpty, "\(found) in \(example)")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("suite-\(UUID().uuidString).json")
+            try Data(example.utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            #expect(throws: Never.self) { try Suite.load(file.path) }
+        }
+        let misspelt = #"{"name": "s", "tests": [{"id": "a", "title": "t", "kind": "added-noise", "noise": {"kind": "pink", "level": {"snr": {"db": 20}}}}]}"#
+        #expect(!v.errors(try JSON.parse(Data(misspelt.utf8)), schema, base: "urn:fpbench:suite:1").isEmpty)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("suite-\(UUID().uuidString).json")
+        try Data(misspelt.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(throws: (any Error).self) { try Suite.load(file.path) }
+    }
+}
