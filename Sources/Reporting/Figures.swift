@@ -13,9 +13,9 @@ public enum Figures {
     static func number(_ value: Double) -> String { String(format: "%.1f", value) }
 
     /// A line chart, one series per algorithm; y from 0 to `yMaximum`; x labelled at `xTicks`, or at
-    /// every x a series has.
+    /// every x a series has; `chance`, when given, drawn as a dashed line at that y.
     public static func lineChart(title: String, xLabel: String, yLabel: String, yMaximum: Double = 100, xTicks: [Double]? = nil,
-                                 series: [(name: String, points: [(x: Double, y: Double)])]) -> String {
+                                 chance: Double? = nil, series: [(name: String, points: [(x: Double, y: Double)])]) -> String {
         let width = 720.0, height = 440.0, left = 70.0, right = 190.0, top = 40.0, bottom = 60.0
         let xs = series.flatMap { $0.points.map(\.x) }
         let xMin = xs.min() ?? 0, xMax = max(xs.max() ?? 1, xMin + 1e-9)
@@ -39,6 +39,7 @@ public enum Figures {
         svg += "<line x1=\"\(number(left))\" y1=\"\(number(top))\" x2=\"\(number(left))\" y2=\"\(number(height - bottom))\" stroke=\"black\"/>\n"
         svg += "<text x=\"\(number((left + width - right) / 2))\" y=\"\(number(height - 18))\" text-anchor=\"middle\">\(escape(xLabel))</text>\n"
         svg += "<text transform=\"translate(18 \(number((top + height - bottom) / 2))) rotate(-90)\" text-anchor=\"middle\">\(escape(yLabel))</text>\n"
+        if let chance { svg += chanceLine(y: py(chance), from: left, to: width - right) }
         for (i, s) in series.enumerated() {
             let colour = palette[i % palette.count]
             let path = s.points.sorted { $0.x < $1.x }.map { "\(number(px($0.x))),\(number(py($0.y)))" }.joined(separator: " ")
@@ -51,6 +52,51 @@ public enum Figures {
             svg += "<text x=\"\(number(width - right + 46))\" y=\"\(number(ly + 4))\">\(escape(s.name))</text>\n"
         }
         return svg + "</svg>\n"
+    }
+
+    static func chanceLine(y: Double, from x1: Double, to x2: Double) -> String {
+        "<line x1=\"\(number(x1))\" y1=\"\(number(y))\" x2=\"\(number(x2))\" y2=\"\(number(y))\" stroke=\"#444\" stroke-dasharray=\"6 4\"/>\n"
+            + "<text x=\"\(number(x2 - 4))\" y=\"\(number(y - 4))\" text-anchor=\"end\" fill=\"#444\">chance</text>\n"
+    }
+
+    /// Rates as grouped bars (a group per test, a bar per algorithm) with their 95 % intervals as
+    /// whiskers and the chance level as a dashed line.
+    public static func rateBars(title: String, yLabel: String, groups: [String], chance: Double,
+                                series: [(name: String, rates: [Rate?])]) -> String {
+        let groupWidth = max(90.0, 16.0 * Double(series.count) + 20), left = 70.0, right = 190.0, top = 40.0, bottom = 110.0, height = 440.0
+        let width = left + groupWidth * Double(groups.count) + right
+        func py(_ y: Double) -> Double { height - bottom - y * (height - top - bottom) }
+        let bar = (groupWidth - 20) / Double(max(1, series.count))
+        var svg = """
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="12">
+        <rect width="100%" height="100%" fill="white"/>
+        <text x="\(number(left))" y="22" font-size="15">\(escape(title))</text>
+
+        """
+        for tick in 0...5 {
+            let y = Double(tick) / 5
+            svg += "<line x1=\"\(number(left))\" y1=\"\(number(py(y)))\" x2=\"\(number(width - right))\" y2=\"\(number(py(y)))\" stroke=\"#ddd\"/>\n"
+            svg += "<text x=\"\(number(left - 6))\" y=\"\(number(py(y) + 4))\" text-anchor=\"end\">\(Int(100 * y))</text>\n"
+        }
+        svg += "<text transform=\"translate(18 \(number((top + height - bottom) / 2))) rotate(-90)\" text-anchor=\"middle\">\(escape(yLabel))</text>\n"
+        for (g, group) in groups.enumerated() {
+            let x0 = left + groupWidth * Double(g) + 10
+            svg += "<text transform=\"translate(\(number(x0 + (groupWidth - 20) / 2)) \(number(height - bottom + 14))) rotate(30)\">\(escape(group))</text>\n"
+            for (i, s) in series.enumerated() {
+                guard let rate = s.rates[g], rate.total > 0 else { continue }
+                let colour = palette[i % palette.count], x = x0 + bar * Double(i), centre = x + bar / 2
+                svg += "<rect x=\"\(number(x))\" y=\"\(number(py(rate.value)))\" width=\"\(number(bar - 2))\" height=\"\(number(py(0) - py(rate.value)))\" fill=\"\(colour)\"/>\n"
+                svg += "<line x1=\"\(number(centre))\" y1=\"\(number(py(rate.low)))\" x2=\"\(number(centre))\" y2=\"\(number(py(rate.high)))\" stroke=\"black\"/>\n"
+            }
+        }
+        svg += chanceLine(y: py(chance), from: left, to: width - right)
+        svg += "<line x1=\"\(number(left))\" y1=\"\(number(py(0)))\" x2=\"\(number(width - right))\" y2=\"\(number(py(0)))\" stroke=\"black\"/>\n"
+        for (i, s) in series.enumerated() {
+            let ly = top + 10 + Double(i) * 20
+            svg += "<rect x=\"\(number(width - right + 15))\" y=\"\(number(ly - 6))\" width=\"20\" height=\"12\" fill=\"\(palette[i % palette.count])\"/>\n"
+            svg += "<text x=\"\(number(width - right + 40))\" y=\"\(number(ly + 4))\">\(escape(s.name))</text>\n"
+        }
+        return svg + "<text x=\"\(number(left))\" y=\"\(number(height - 8))\" fill=\"#444\">whiskers: 95 % Wilson intervals</text>\n</svg>\n"
     }
 
     /// A similarity matrix as a heatmap: rows = queries, columns = references, darker = higher score,

@@ -2,7 +2,7 @@ import Evaluation
 import Foundation
 
 /// Writes a run's report folder: results.json, results.csv (every comparison, one per row), catalog.csv
-/// (every catalog answer, one per row),
+/// (every catalog answer, one per row), identified.svg (rates with intervals and chance),
 /// matrices/ALGORITHM/TEST.{csv,raw.csv,md,svg} (each source's first query: the thesis's layout), summary.md.
 /// Every file is written atomically (a temporary file, then a rename).
 public enum ReportWriter {
@@ -24,8 +24,21 @@ public enum ReportWriter {
             if !results.catalogs.isEmpty {
                 try Data(catalogCSV(results).utf8).write(to: folder.appendingPathComponent("catalog.csv"), options: .atomic)
             }
+            try Data(identifiedFigure(results).utf8).write(to: folder.appendingPathComponent("identified.svg"), options: .atomic)
             let summary = summaryMarkdown(results) { "matrices/\($0.algorithm)/\($0.test).md" }
             try Data(summary.utf8).write(to: folder.appendingPathComponent("summary.md"), options: .atomic)
         }
     }
+}
+
+/// Identified per algorithm and test, with 95 % intervals and the chance level.
+func identifiedFigure(_ results: RunResults) -> String {
+    let tests = results.tests.map(\.definition.id)
+    return Figures.rateBars(title: "Identified (own source ranked first), \(results.draws) quer\(results.draws == 1 ? "y" : "ies") per source",
+                            yLabel: "identified (%)", groups: tests, chance: results.references.isEmpty ? 0 : 1 / Double(results.references.count),
+                            series: results.algorithms.map { algorithm in
+                                (algorithm.identifier, tests.map { test in
+                                    results.matrix(algorithm: algorithm.identifier, test: test).map { Rate($0.statistics.identified, of: $0.statistics.count) }
+                                })
+                            })
 }

@@ -100,7 +100,8 @@ func intervals(_ results: RunResults) -> String {
     out += "n = \(results.draws) quer\(results.draws == 1 ? "y" : "ies") per source and test. Identified: the own source ranks first in the row. "
     out += "Matched: the own source's comparison passes the algorithm's documented threshold (what a catalog would answer). "
     out += "n/N [95 % Wilson interval]; mean: the mean own-source score [95 % bootstrap interval, 2,000 seeded resamples]. "
-    out += String(format: "Chance of identifying by luck with %d references: %.1f %% (the last row).\n\n", results.references.count, 100 * chance)
+    out += String(format: "Chance of identifying by luck with %d references: %.1f %% (the last row). ", results.references.count, 100 * chance)
+    out += "Figure: [identified.svg](identified.svg).\n\n"
     out += "| algorithm | " + tests.joined(separator: " | ") + " |\n|---|" + String(repeating: "---|", count: tests.count) + "\n"
     func cell(_ k: Int, _ n: Int) -> String {
         let r = Rate(k, of: n)

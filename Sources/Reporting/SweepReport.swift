@@ -12,19 +12,25 @@ public enum SweepReport {
         public var points: [SweepPoint]
         public var breakingPoints: [BreakingPoint]
         public var failures: Int
-        public init(tool: String, seed: UInt64, dataset: String, axis: String, points: [SweepPoint], breakingPoints: [BreakingPoint], failures: Int) {
+        /// References each query is ranked among: chance is one in this many.
+        public var references: Int?
+        public init(tool: String, seed: UInt64, dataset: String, axis: String, points: [SweepPoint], breakingPoints: [BreakingPoint],
+                    failures: Int, references: Int?) {
             self.tool = tool; self.seed = seed; self.dataset = dataset; self.axis = axis
-            self.points = points; self.breakingPoints = breakingPoints; self.failures = failures
+            self.points = points; self.breakingPoints = breakingPoints; self.failures = failures; self.references = references
         }
+        var chance: Double? { references.map { 1 / Double(max(1, $0)) } }
     }
 
     public static func write(_ record: Record, to folder: URL) throws {
         try OutputFolder.write(folder) {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let algorithms = orderedUnique(record.points.map(\.algorithm))
-            var csv = "algorithm,level,identified,count,top1_accuracy_percent,mean_diagonal_percent,mean_margin_points\n"
+            var csv = "algorithm,level,identified,count,top1_accuracy_percent,wilson_low_percent,wilson_high_percent,mean_diagonal_percent,mean_margin_points\n"
             for p in record.points {
-                csv += "\(p.algorithm),\(String(format: "%g", p.level)),\(p.identified),\(p.count),\(percent(p.accuracy)),\(percent(p.meanDiagonal)),\(percent(p.meanMargin))\n"
+                let r = Rate(p.identified, of: p.count)
+                csv += "\(p.algorithm),\(String(format: "%g", p.level)),\(p.identified),\(p.count),\(percent(p.accuracy)),\(percent(r.low)),\(percent(r.high)),"
+                csv += "\(percent(p.meanDiagonal)),\(percent(p.meanMargin))\n"
             }
             try Data(csv.utf8).write(to: folder.appendingPathComponent("sweep.csv"), options: .atomic)
 
@@ -32,7 +38,7 @@ public enum SweepReport {
                 algorithms.map { a in (a, record.points.filter { $0.algorithm == a }.compactMap { p in value(p).map { (p.level, 100 * $0) } }) }
             }
             try Data(Figures.lineChart(title: "Top-1 accuracy, \(record.dataset) dataset, seed \(record.seed)", xLabel: record.axis,
-                                       yLabel: "top-1 accuracy (%)", series: series { $0.accuracy }).utf8)
+                                       yLabel: "top-1 accuracy (%)", chance: record.chance.map { 100 * $0 }, series: series { $0.accuracy }).utf8)
                 .write(to: folder.appendingPathComponent("accuracy.svg"), options: .atomic)
             try Data(Figures.lineChart(title: "Mean score of the own source", xLabel: record.axis,
                                        yLabel: "mean diagonal score (%)", series: series(\.meanDiagonal)).utf8)
@@ -41,10 +47,17 @@ public enum SweepReport {
             let levels = orderedUnique(record.points.map(\.level)).sorted()
             var md = "# Sweep: \(record.axis)\n\nfpbench \(record.tool) · dataset `\(record.dataset)` · seed \(record.seed)\n\n"
             md += "![top-1 accuracy](accuracy.svg)\n\n## Top-1 accuracy (%) per level\n\n"
+            md += "Each cell: top-1 accuracy [95 % Wilson interval]"
+            md += (record.chance.map { String(format: "; chance is %.1f %% (the dashed line)", 100 * $0) } ?? "") + ".\n\n"
             md += "| algorithm | " + levels.map { String(format: "%g", $0) }.joined(separator: " | ") + " |\n"
             md += "|---|" + String(repeating: "---:|", count: levels.count) + "\n"
             for a in algorithms {
-                let cells = levels.map { level in record.points.first { $0.algorithm == a && $0.level == level }.map { percent($0.accuracy) } ?? "—" }
+                let cells = levels.map { level in
+                    record.points.first { $0.algorithm == a && $0.level == level }.map { p in
+                        let r = Rate(p.identified, of: p.count)
+                        return String(format: "%@ [%.0f-%.0f]", percent(p.accuracy), 100 * r.low, 100 * r.high)
+                    } ?? "—"
+                }
                 md += "| \(a) | " + cells.joined(separator: " | ") + " |\n"
             }
             md += "\nMean own-source score and margin: sweep.csv; chart: [diagonal.svg](diagonal.svg).\n"

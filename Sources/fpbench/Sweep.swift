@@ -28,7 +28,8 @@ struct SweepCommand: ParsableCommand {
             let breaking = sweep.breakingPoints(points, thresholds: thresholds, tolerance: tolerance ?? defaultTolerance)
             let folder = URL(fileURLWithPath: out)
             try SweepReport.write(.init(tool: fpbenchVersion, seed: options.seed, dataset: results.dataset.name, axis: axis.label,
-                                        points: points, breakingPoints: breaking, failures: results.failures.count), to: folder)
+                                        points: points, breakingPoints: breaking, failures: results.failures.count,
+                                        references: results.references.count), to: folder)
             FileHandle.standardError.write(Data(String(format: "fpbench sweep: %d levels × %d algorithms in %.1f s wall\n",
                                                        levels.count, base.algorithms.count, Date().timeIntervalSince(started)).utf8))
             print(folder.appendingPathComponent("sweep.md").path)

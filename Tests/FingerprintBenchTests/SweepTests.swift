@@ -52,7 +52,7 @@ import Testing
         }
         let folder = temporaryFolder()
         try SweepReport.write(.init(tool: "test", seed: 1, dataset: "ci", axis: "noise (dBFS)", points: points,
-                                    breakingPoints: [], failures: 0), to: folder)
+                                    breakingPoints: [], failures: 0, references: 13), to: folder)
         for name in ["accuracy.svg", "diagonal.svg"] {
             let counter = SeriesCounter()
             let parser = XMLParser(data: try Data(contentsOf: folder.appendingPathComponent(name)))
@@ -60,7 +60,15 @@ import Testing
             #expect(parser.parse(), "\(name) is not well-formed XML")
             #expect(counter.series == ["a", "b", "c"])
             #expect(counter.texts.contains("noise (dBFS)"))
+            #expect(counter.texts.contains("chance") == (name == "accuracy.svg"), "the chance line belongs to the accuracy chart")
         }
+        // A rate chart: one bar per algorithm and test, the chance line, well-formed.
+        let bars = Figures.rateBars(title: "t", yLabel: "identified (%)", groups: ["t1", "t2"], chance: 0.25,
+                                    series: [("a", [Rate(3, of: 4), nil]), ("b", [Rate(1, of: 4), Rate(0, of: 4)])])
+        let counter = SeriesCounter()
+        let parser = XMLParser(data: Data(bars.utf8))
+        parser.delegate = counter
+        #expect(parser.parse() && counter.texts.contains("chance") && bars.components(separatedBy: "<rect").count - 1 == 1 + 3 + 2)
         let heatmap = Figures.heatmap(SimilarityMatrix(algorithm: "a", test: "t", rows: ["x", "y"], columns: ["x", "y"],
                                                        scores: [[1, 0.2], [nil, 0.9]], rawFigures: [[1, 0.2], [nil, 0.9]],
                                                        offsets: [[0, 0], [nil, 0]]), title: "a & b")
