@@ -19,12 +19,13 @@ let package = Package(
         .systemLibrary(name: "CSndFile", path: "Sources/CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CGSL", path: "Sources/CGSL", pkgConfig: "gsl", providers: [.apt(["libgsl-dev"])]),
         .systemLibrary(name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(name: "CRubberBand", path: "Sources/CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "AudioIO", dependencies: ["CSndFile", "CSoxr"]),
         .target(name: "DSP", dependencies: ["CFFTW", "CGSL"]),
         .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP"]),
-        .target(name: "Degradation", dependencies: ["AudioIO", "DSP"]),
+        .target(name: "Degradation", dependencies: ["AudioIO", "DSP", "CRubberBand"]),
         .target(name: "Evaluation", dependencies: ["Fingerprinting", "Degradation", "CCrypto"]),
         .target(name: "Reporting", dependencies: ["Evaluation"]),
         .executableTarget(name: "fpbench", dependencies: [

@@ -12,14 +12,23 @@ public struct Codec: Degradation {
     public var container: Format
     /// libsndfile's compression level: 0 the best quality (largest file), 1 the smallest.
     public var compression: Double
+    /// The MP3 bitrate asked for, when the level was chosen to give it.
+    public var kbps: Double?
 
     public init(container: Format, compression: Double) {
         self.container = container
         self.compression = compression
     }
 
+    /// MP3 at a constant bitrate: libsndfile's encoder codes at 320 − 288 · level kbps (MPEG-1 rates,
+    /// mpeg_l3_encode.c), truncated, and LAME takes the nearest standard bitrate (32, 40, ... 320).
+    public init(mp3Kbps kbps: Double) {
+        self.init(container: .mp3, compression: min(1, max(0, (320 - kbps - 0.5) / 288)))
+        self.kbps = kbps
+    }
+
     public var record: DegradationRecord {
-        DegradationRecord("codec", ["format": container.rawValue, "compression": format(compression)])
+        DegradationRecord("codec", ["format": container.rawValue, "compression": format(compression)].merging(kbps.map { ["kbps": format($0)] } ?? [:]) { a, _ in a })
     }
 
     /// Opus codes at 48 kHz (and a few lower rates); the other formats at the audio's own rate.

@@ -16,7 +16,36 @@ public struct DegradationRecord: Sendable, Codable, Equatable {
 /// Random choices draw from the chain's seeded generator, so a seed fixes the outcome.
 public protocol Degradation: Sendable {
     var record: DegradationRecord { get }
+    /// Where a moment of the input lands in the output (identity for stages that keep time).
+    var timeMap: TimeMap { get }
     func apply(_ audio: Audio, random: SeededNoise) throws -> Audio
+}
+
+extension Degradation {
+    public var timeMap: TimeMap { .identity }
+}
+
+/// How a stage moves time: the moment t seconds into its input is at scale · t + shift in its output.
+/// Every unit that changes timing has one (speed, tempo, delay, drift, crop), as the Audio Degradation
+/// Toolbox's time maps, so a benchmark knows where the reference's moment went.
+public struct TimeMap: Sendable, Equatable {
+    public var scale: Double
+    public var shift: Double
+
+    public init(scale: Double = 1, shift: Double = 0) {
+        self.scale = scale
+        self.shift = shift
+    }
+
+    public static let identity = TimeMap()
+
+    /// This map, then `next`.
+    public func then(_ next: TimeMap) -> TimeMap { TimeMap(scale: next.scale * scale, shift: next.scale * shift + next.shift) }
+
+    public func callAsFunction(_ t: Double) -> Double { scale * t + shift }
+
+    /// The input moment that lands at `t` in the output.
+    public func inverse(_ t: Double) -> Double { (t - shift) / scale }
 }
 
 /// Degradations applied in order with one seeded generator.
@@ -35,6 +64,9 @@ public struct DegradationChain: Sendable {
     }
 
     public var records: [DegradationRecord] { stages.map(\.record) }
+
+    /// Every stage's time map, in order.
+    public var timeMap: TimeMap { stages.reduce(.identity) { $0.then($1.timeMap) } }
 }
 
 func format(_ value: Double) -> String { String(format: "%g", value) }
@@ -45,6 +77,7 @@ public struct Crop: Degradation {
     public var duration: Double
     public init(start: Double, duration: Double) { self.start = start; self.duration = duration }
     public var record: DegradationRecord { DegradationRecord("crop", ["start_s": format(start), "duration_s": format(duration)]) }
+    public var timeMap: TimeMap { TimeMap(shift: -start) }
     public func apply(_ audio: Audio, random: SeededNoise) -> Audio { audio.slice(start: start, duration: duration) }
 }
 
@@ -53,6 +86,7 @@ public struct Delay: Degradation {
     public var seconds: Double
     public init(seconds: Double) { self.seconds = seconds }
     public var record: DegradationRecord { DegradationRecord("delay", ["seconds": format(seconds)]) }
+    public var timeMap: TimeMap { TimeMap(shift: seconds) }
     public func apply(_ audio: Audio, random: SeededNoise) -> Audio {
         Audio(samples: [Float](repeating: 0, count: Int((seconds * audio.sampleRate).rounded())) + audio.samples,
               sampleRate: audio.sampleRate)
@@ -65,11 +99,14 @@ public struct ClockDrift: Degradation {
     public var factor: Double
     public init(factor: Double) { self.factor = factor }
     public var record: DegradationRecord { DegradationRecord("clock-drift", ["factor": String(format: "%.6f", factor)]) }
-    public func apply(_ audio: Audio, random: SeededNoise) throws -> Audio {
-        let faster = Audio(samples: audio.samples, sampleRate: audio.sampleRate * factor)
-        let back = try faster.resampled(to: audio.sampleRate, label: "clock drift")
-        return back
-    }
+    public var timeMap: TimeMap { TimeMap(scale: 1 / factor) }
+    public func apply(_ audio: Audio, random: SeededNoise) throws -> Audio { try playedFaster(audio, factor, label: "clock drift") }
+}
+
+/// The audio played `factor` times too fast: its samples taken at `factor` times the rate and resampled
+/// back (soxr), pitch and tempo together.
+func playedFaster(_ audio: Audio, _ factor: Double, label: String) throws -> Audio {
+    try Audio(samples: audio.samples, sampleRate: audio.sampleRate * factor).resampled(to: audio.sampleRate, label: label)
 }
 
 /// An ideal band-pass (bins outside [low, high] Hz zeroed in one FFT of the whole query):

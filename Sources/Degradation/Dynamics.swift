@@ -92,7 +92,6 @@ public struct Speed: Degradation {
     public var factor: Double
     public init(factor: Double) { self.factor = factor }
     public var record: DegradationRecord { DegradationRecord("speed", ["factor": format(factor)]) }
-    public func apply(_ audio: Audio, random: SeededNoise) throws -> Audio {
-        try Audio(samples: audio.samples, sampleRate: audio.sampleRate * factor).resampled(to: audio.sampleRate, label: "speed")
-    }
+    public var timeMap: TimeMap { TimeMap(scale: 1 / factor) }
+    public func apply(_ audio: Audio, random: SeededNoise) throws -> Audio { try playedFaster(audio, factor, label: "speed") }
 }

@@ -29,13 +29,13 @@ public enum BenchmarkReport {
 
     static func answersCSV(_ r: BenchmarkResults) -> String {
         let queries = Dictionary(uniqueKeysWithValues: r.queries.map { ($0.id, $0) })
-        var lines = ["algorithm,query,length_s,condition,negative,truth_file,truth_start_s,answer_file,answer_offset_s,score,raw_figure,matched,outcome,truth_rank,failure"]
+        var lines = ["algorithm,query,length_s,condition,negative,truth_file,truth_start_s,expected_offset_s,answer_file,answer_offset_s,score,raw_figure,matched,outcome,truth_rank,failure"]
         for a in r.answers {
             let q = queries[a.query]!, top = a.top.first
             let outcome = q.negative ? (a.top.contains(where: \.matched) ? "false positive" : "no match")
-                : BenchmarkMetrics.outcome(a.top.first(where: \.matched), truth: q, results: r).rawValue
+                : BenchmarkMetrics.outcome(a.top.first(where: \.matched), truth: q, expectedOffset: a.expectedOffset, results: r).rawValue
             let rank = a.top.firstIndex { r.catalog.tracks[$0.track] == q.file }.map { String($0 + 1) } ?? ""
-            let fields: [String] = [a.algorithm, a.query, g(q.length), a.condition, q.negative ? "1" : "0", csv(q.file), g(q.start),
+            let fields: [String] = [a.algorithm, a.query, g(q.length), a.condition, q.negative ? "1" : "0", csv(q.file), g(q.start), g(a.expectedOffset ?? q.start),
                                     top.map { csv(r.catalog.tracks[$0.track]) } ?? "", top.map { g($0.offset) } ?? "",
                                     top.map { String($0.score) } ?? "", top.map { String($0.rawFigure) } ?? "",
                                     top.map { $0.matched ? "1" : "0" } ?? "", a.failure == nil ? outcome : "", rank, csv(a.failure ?? "")]
@@ -77,7 +77,7 @@ public enum BenchmarkReport {
             guard !negatives.isEmpty, !positives.isEmpty else { continue }
             let correct = positives.map { a -> Double? in
                 guard let top = a.top.first else { return nil }
-                return BenchmarkMetrics.outcome(top, truth: queries[a.query]!, results: r) == .correct ? top.score : nil
+                return BenchmarkMetrics.outcome(top, truth: queries[a.query]!, expectedOffset: a.expectedOffset, results: r) == .correct ? top.score : nil
             }
             let thresholds = (Set(negatives).union([0, 1]).sorted(by: >))
             let points = thresholds.map { t -> (x: Double, y: Double) in

@@ -5,46 +5,80 @@ import Fingerprinting
 struct Algorithms: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the registered algorithms with their sample rates and parameters, each with its source.",
-        discussion: "Use an identifier from this list wherever a command takes --algorithm.")
+        discussion: """
+        Use an identifier from this list wherever a command takes --algorithm or --algorithms. A variant \
+        changes parameters: ALGORITHM@PARAMETER=VALUE[,PARAMETER=VALUE] as an identifier, or --set \
+        ALGORITHM.PARAMETER=VALUE on any command; named variants (constellation@birdsong) are listed last.
+
+        Examples: fpbench algorithms --quiet
+                  fpbench run --algorithms constellation constellation@sampleRate=22050 --tests test1-cropping
+                  fpbench benchmark --algorithms constellation --set constellation.fanOut=5
+        """)
 
     @Flag(name: .shortAndLong, help: "Only the identifiers, one per line.")
     var quiet = false
     @OptionGroup var external: ExternalOption
 
     func run() throws {
-        for algorithm in try external.algorithms() {
+        let named = try AlgorithmRegistry.namedVariants.map { try AlgorithmRegistry.algorithm($0.identifier) }
+        for algorithm in try external.resolve([]) + named {
             if quiet { print(algorithm.identifier); continue }
             print("\(algorithm.identifier): \(algorithm.displayName)")
             print("  input: mono at \(Int(algorithm.sampleRate)) Hz, at least \(String(format: "%.3f", algorithm.minimumDuration)) s")
             print("  raw figure: \(algorithm.rawFigureName)")
+            if let variant = AlgorithmRegistry.namedVariants.first(where: { $0.identifier == algorithm.identifier }) {
+                print("  a named variant of \(variant.base): \(variant.why)")
+            }
             for parameter in algorithm.profile.parameters {
                 print("  \(parameter.name) = \(parameter.value)")
                 print("      source: \(parameter.source)")
             }
+            if !algorithm.settable.isEmpty { print("  --set \(algorithm.identifier.prefix { $0 != "@" }).NAME=VALUE takes: \(algorithm.settable.joined(separator: ", "))") }
             print()
         }
     }
 }
 
-/// `--external FILE`: algorithms defined by a configuration file (see Algorithms/chromaprint-fpcalc.json).
+/// `--external FILE`: algorithms defined by a configuration file (see Algorithms/chromaprint-fpcalc.json),
+/// and `--set ALGORITHM.PARAMETER=VALUE`: run a variant in place of the algorithm.
 struct ExternalOption: ParsableArguments {
     @Option(name: .customLong("external"), help: "An external algorithm's configuration file (repeatable).")
     var files: [String] = []
+    @Option(name: .customLong("set"), help: ArgumentHelp(
+        "Change a parameter: ALGORITHM.PARAMETER=VALUE (repeatable). The algorithm becomes a variant, "
+            + "ALGORITHM@PARAMETER=VALUE, in every table, with its own cache entries; `fpbench algorithms` lists the parameters. "
+            + "Variants can also be named directly (--algorithms constellation constellation@sampleRate=22050, or constellation@birdsong).",
+        valueName: "ALGORITHM.PARAMETER=VALUE"))
+    var settings: [String] = []
 
     /// Every built-in algorithm, then the external ones.
     func algorithms() throws -> [AnyAlgorithm] {
         try AlgorithmRegistry.all + files.map { file in try validated { AnyAlgorithm(try ExternalAlgorithm.load(file)) } }
     }
 
-    /// The algorithms named by `identifiers`, all of them when it is empty.
+    /// The algorithms named by `identifiers` (all of them when it is empty; variants by their
+    /// identifiers), with `--set` applied.
     func resolve(_ identifiers: [String]) throws -> [AnyAlgorithm] {
         let available = try algorithms()
-        if identifiers.isEmpty { return available }
-        return try identifiers.map { id in
-            guard let found = available.first(where: { $0.identifier == id }) else {
-                throw ValidationError("unknown algorithm '\(id)'; known: \(available.map(\.identifier).joined(separator: ", "))")
+        let chosen = identifiers.isEmpty ? available : try identifiers.map { id in
+            try validated { try AlgorithmRegistry.algorithm(id, among: available) }
+        }
+        var changes: [String: [(name: String, value: String)]] = [:]
+        for setting in settings {
+            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let dot = parts[0].firstIndex(of: "."), !parts[1].isEmpty else {
+                throw ValidationError("--set \(setting): write ALGORITHM.PARAMETER=VALUE, as --set constellation.fanOut=5")
             }
-            return found
+            let algorithm = String(parts[0][..<dot]), name = String(parts[0][parts[0].index(after: dot)...])
+            guard chosen.contains(where: { $0.identifier == algorithm }) else {
+                throw ValidationError("--set \(setting): '\(algorithm)' is not among the algorithms run (\(chosen.map(\.identifier).joined(separator: ", ")))")
+            }
+            changes[algorithm, default: []].append((name, parts[1]))
+        }
+        return try chosen.map { algorithm in
+            guard let values = changes[algorithm.identifier] else { return algorithm }
+            let identifier = algorithm.identifier + "@" + values.map { "\($0.name)=\($0.value)" }.joined(separator: ",")
+            return try validated { try algorithm.variant(values, identifier: identifier) }
         }
     }
 }

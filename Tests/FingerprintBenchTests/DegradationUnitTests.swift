@@ -16,6 +16,37 @@ import Testing
         #expect(abs(peakFrequency(faster) - 1020) < 2)
     }
 
+    @Test func tempoKeepsThePitchAndPitchKeepsTheDuration() {
+        let tone = sine(frequency: 1000, duration: 2, sampleRate: 44_100)
+        let faster = Tempo(factor: 1.1).apply(tone, random: random)
+        #expect(abs(faster.duration - 2 / 1.1) < 1024 / 44_100, "\(faster.duration)")
+        #expect(abs(peakFrequency(faster) - 1000) < 10, "\(peakFrequency(faster))")
+        let higher = Pitch(semitones: 2).apply(tone, random: random)
+        #expect(abs(higher.duration - 2) < 1024 / 44_100, "\(higher.duration)")
+        #expect(abs(peakFrequency(higher) / (1000 * pow(2, 2.0 / 12)) - 1) < 0.01, "\(peakFrequency(higher))")
+        #expect(Tempo(factor: 1.1).apply(tone, random: random) == faster, "the same input gives the same output")
+    }
+
+    /// A click's place after a chain that changes time is where the chain's time map says, to the
+    /// sample, as cross-correlation against the clean click finds it.
+    @Test func timeMapsSayWhereAMomentLands() throws {
+        let rate = 44_100.0
+        var samples = SeededNoise(seed: 9).gaussian(count: Int(4 * rate), sigma: 0.01)
+        let click = Int(1.5 * rate)
+        for i in 0..<64 { samples[click + i] += Float(sin(Double(i) * 0.7)) * 0.9 }
+        let chain = DegradationChain([Crop(start: 0.5, duration: 3), Speed(factor: 1.05), Delay(seconds: 0.25), Tempo(factor: 0.97)], seed: 1)
+        let out = try chain.apply(Audio(samples: samples, sampleRate: rate))
+        let expected = chain.timeMap(1.5)
+        // The loudest stretch of the output is the click.
+        let energy = stride(from: 0, to: out.samples.count - 256, by: 16).map { start in
+            (start, out.samples[start..<start + 256].reduce(0) { $0 + $1 * $1 })
+        }
+        let found = (Double(energy.max { $0.1 < $1.1 }!.0) + 128) / rate
+        #expect(abs(found - expected) < 0.01, "click at \(found) s, time map says \(expected) s")
+        #expect(abs(chain.timeMap.inverse(expected) - 1.5) < 1e-9)
+        #expect(abs(out.duration - chain.timeMap(3.5)) < 0.01, "the crop's end is the output's end")
+    }
+
     @Test func clippingCutsExactlyTheStatedShareOrLevel() {
         let noise = Audio(samples: SeededNoise(seed: 3).gaussian(count: 44_100, sigma: 0.2), sampleRate: 44_100)  // no ties
         let byShare = Clipping(level: .share(0.1))
@@ -42,11 +73,11 @@ import Testing
         #expect(abs(Double(Gain(decibels: 6).apply(tone, random: random).samples.map(abs).max()!) / 0.25 - pow(10, 0.3)) < 1e-3)
         let planner = QueryPlanner(seed: 1, recordings: [:])
         let high = sine(frequency: 3000, amplitude: 0.25, duration: 1, sampleRate: 44_100)
-        let lowpassed = try planner.stage(.lowpass(hz: 1000)).apply(high, random: random)
+        let lowpassed = try planner.stages(.lowpass(hz: 1000))[0].apply(high, random: random)
         #expect(rms(lowpassed.samples) < 0.01 * rms(high.samples))
-        let kept = try planner.stage(.lowpass(hz: 1000)).apply(tone, random: random)
+        let kept = try planner.stages(.lowpass(hz: 1000))[0].apply(tone, random: random)
         #expect(rms(kept.samples) > 0.99 * rms(tone.samples))
-        let highpassed = try planner.stage(.highpass(hz: 1000)).apply(tone, random: random)
+        let highpassed = try planner.stages(.highpass(hz: 1000))[0].apply(tone, random: random)
         #expect(rms(highpassed.samples) < 0.01 * rms(tone.samples))
     }
 
@@ -64,6 +95,25 @@ import Testing
         try Data(#"{"name": "s", "tests": [{"id": "a", "title": "t", "kind": "degraded", "stages": [{"wobble": {}}]}]}"#.utf8)
             .write(to: URL(fileURLWithPath: path))
         #expect { try Suite.load(path) } throws: { "\($0)".contains("a stage is one of gain, clipping") }
+        try Data(#"{"name": "s", "tests": [{"id": "a", "title": "t", "kind": "degraded", "stages": [{"preset": "radio"}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        #expect { try Suite.load(path) } throws: { "\($0)".contains("unknown preset 'radio'; presets: smartphone-recording") }
+        try Data(#"{"name": "s", "tests": [{"id": "a", "title": "t", "kind": "degraded", "stages": [{"codec": {"format": "ogg", "kbps": 64}}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        #expect { try Suite.load(path) } throws: { "\($0)".contains("a bitrate is for mp3") }
+    }
+
+    /// A preset is its documented chain, recorded unit by unit; a suite round-trips every new unit.
+    @Test func presetsExpandToTheirChains() throws {
+        let planner = QueryPlanner(seed: 1, recordings: ["greathall": Audio(samples: [1, 0.5], sampleRate: 44_100)])
+        let radio = try planner.stages(.preset(.radioBroadcast)).map(\.record.name)
+        #expect(radio == ["compressor", "speed"])
+        #expect(try planner.stages(.preset(.liveRecording)).map(\.record.name) == ["impulse-response", "add-noise"])
+        #expect(try planner.stages(.preset(.strongMP3)).first?.record.parameters["kbps"] == "64")
+        #expect(throws: (any Error).self) { try QueryPlanner(seed: 1, recordings: [:]).stages(.preset(.liveRecording)) }
+        #expect(StageSpec.preset(.liveRecording).recordings == ["greathall"])
+        let specs: [StageSpec] = [.tempo(factor: 1.04), .pitch(semitones: -2), .mp3(kbps: 96), .impulse(id: "greathall"), .preset(.smartphoneRecording)]
+        #expect(try JSONDecoder().decode([StageSpec].self, from: JSONEncoder().encode(specs)) == specs)
     }
 }
 
@@ -83,6 +133,12 @@ import Testing
         // In place: the coded audio correlates with the original at lag 0 better than one hop off.
         #expect(correlation(coded.samples, original.samples) > 0.8, "\(format)")
         #expect(correlation(coded.samples, original.samples) > correlation(Array(coded.samples.dropFirst(64)), original.samples))
+    }
+
+    /// An MP3 asked for at a bitrate is coded at that bitrate (constant bitrate, within the frame overhead).
+    @Test(arguments: [32.0, 64, 128, 320]) func anMP3BitrateIsWhatItSays(kbps: Double) throws {
+        let bitrate = try Codec(mp3Kbps: kbps).coded(try recording()).bitrate
+        #expect(abs(bitrate / 1000 - kbps) < 0.06 * kbps, "\(bitrate) bit/s for \(kbps) kbps")
     }
 
     @Test func moreCompressionMeansFewerBits() throws {

@@ -262,12 +262,13 @@ public struct Benchmark {
                                                           window: TimeWindow(start: query.start, duration: query.length)) } }
         for condition in conditions {
             let seed = derivedSeed(configuration.seed, "benchmark", query.id, condition.id)
-            let degraded = Once {
-                window.get.flatMap { audio in Result { try DegradationChain(try planner.stages(for: condition, seed: seed), seed: seed).apply(audio) } }
-            }
+            let chain = Result { DegradationChain(try planner.stages(for: condition, seed: seed), seed: seed) }
+            let degraded = Once { window.get.flatMap { audio in chain.flatMap { chain in Result { try chain.apply(audio) } } } }
+            // The track moment at the query's first sample, after the condition moved time (delay, speed, tempo).
+            let moved = (try? chain.get().timeMap.inverse(0)).flatMap { abs($0) > 1e-9 ? query.start + $0 : nil }
             let key = keys.benchmarkQuery(query, condition: condition, seed: seed)
             for (a, algorithm) in algorithms.enumerated() where query.length >= algorithm.minimumDuration {
-                var answer = BenchmarkAnswer(algorithm: algorithm.identifier, query: query.id, condition: condition.id, top: [])
+                var answer = BenchmarkAnswer(algorithm: algorithm.identifier, query: query.id, condition: condition.id, top: [], expectedOffset: moved)
                 do {
                     let start = threadCPUSeconds()
                     let print: AnyFingerprint
@@ -362,7 +363,7 @@ extension QueryPlanner {
         var stages: [any Degradation] = []
         if let noise = condition.noise { stages.append(try addNoise(noise)) }
         if let playback = condition.playback { stages += try playbackStages(playback, random: SeededNoise(seed: derivedSeed(seed, "draws"))) }
-        stages += try (condition.stages ?? []).map(stage)
+        stages += try (condition.stages ?? []).flatMap(self.stages)
         return stages
     }
 }

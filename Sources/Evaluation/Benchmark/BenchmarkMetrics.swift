@@ -106,10 +106,10 @@ public struct BenchmarkMetrics: Sendable, Equatable {
                     var hits = 0, calibrated = 0
                     for answer in answers {
                         let q = queries[answer.query]!
-                        counts[Self.outcome(answer.top.first(where: \.matched), truth: q, results: r), default: 0] += 1
+                        counts[Self.outcome(answer.top.first(where: \.matched), truth: q, expectedOffset: answer.expectedOffset, results: r), default: 0] += 1
                         if answer.top.prefix(5).contains(where: { r.catalog.tracks[$0.track] == q.file }) { hits += 1 }
                         if let top = answer.top.first, top.score > threshold,
-                           Self.outcome(top, truth: q, results: r) == .correct { calibrated += 1 }
+                           Self.outcome(top, truth: q, expectedOffset: answer.expectedOffset, results: r) == .correct { calibrated += 1 }
                     }
                     conditions.append(ConditionMetrics(
                         algorithm: algorithm, length: length, condition: condition.id,
@@ -122,10 +122,11 @@ public struct BenchmarkMetrics: Sendable, Equatable {
         self.negatives = negatives
     }
 
-    public static func outcome(_ match: BenchmarkMatch?, truth: BenchmarkQuery, results r: BenchmarkResults) -> Outcome {
+    /// `expectedOffset`: where the query's first moment came from, when the condition moved time.
+    public static func outcome(_ match: BenchmarkMatch?, truth: BenchmarkQuery, expectedOffset: Double? = nil, results r: BenchmarkResults) -> Outcome {
         guard let match else { return .noMatch }
         guard r.catalog.tracks[match.track] == truth.file else { return .wrongRecording }
-        return abs(match.offset - truth.start) <= r.spec.offsetTolerance ? .correct : .wrongOffset
+        return abs(match.offset - (expectedOffset ?? truth.start)) <= r.spec.offsetTolerance ? .correct : .wrongOffset
     }
 
     /// The lowest threshold t such that at most ⌊target·n⌋ negatives score above t: the

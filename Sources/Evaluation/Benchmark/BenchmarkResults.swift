@@ -18,6 +18,9 @@ public struct BenchmarkAnswer: Sendable, Codable, Equatable {
     public var query: String
     public var condition: String
     public var top: [BenchmarkMatch]
+    /// Where in the track the query's first moment came from, when the condition moved time (a delay,
+    /// a speed or tempo change: its time map); absent when it is the query's start.
+    public var expectedOffset: Double?
     /// Why there is no answer (the query could not be read or degraded).
     public var failure: String?
     /// Why the answer is "no match" without a search (a silent query: the algorithm refuses it).

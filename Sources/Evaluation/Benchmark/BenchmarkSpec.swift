@@ -21,7 +21,7 @@ public struct BenchmarkCondition: Sendable, Codable, Equatable {
 
     /// The dataset recordings (noises, impulse responses) the condition needs.
     var recordings: [String] {
-        [noise?.kind.recording].compactMap { $0 } + (playback?.recordings ?? []) + (stages ?? []).compactMap(\.recording)
+        [noise?.kind.recording].compactMap { $0 } + (playback?.recordings ?? []) + (stages ?? []).flatMap(\.recordings)
     }
 }
 

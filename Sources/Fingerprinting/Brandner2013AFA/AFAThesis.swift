@@ -14,6 +14,15 @@ public struct AFAThesis: FingerprintAlgorithm, Parameterized {
         public var topWavelets = 200
 
         public init() {}
+
+        /// Why these values cannot run (nil: they can); checked before a variant is made.
+        public var problem: String? {
+            if let bad = frameProblem(frameSize: frameSize, hop: hop) { return bad }
+            if !isPowerOfTwo(bandCount, in: 4...256) || !isPowerOfTwo(imageRows, in: 4...1024) { return "bandCount (4-256) and imageRows (4-1,024) must be powers of two (a Haar image)" }
+            if topWavelets < 1 || topWavelets > bandCount * imageRows { return "topWavelets must be 1 to bandCount × imageRows" }
+            if lowestFrequency <= 0 || lowestFrequency >= sampleRate / 2 { return "lowestFrequency must lie below the Nyquist frequency" }
+            return nil
+        }
     }
 
     public var parameters: Parameters

@@ -14,6 +14,13 @@ public struct MelodyAnalyzing: FingerprintAlgorithm, Parameterized {
         public var matchThreshold = 400.0
 
         public init() {}
+
+        /// Why these values cannot run (nil: they can); checked before a variant is made.
+        public var problem: String? {
+            if windowSize < 16 || windowSize > 65_536 { return "windowSize must be 16 to 65,536 samples" }
+            if rangeCount < 1 || rangeCount > windowSize / 2 { return "rangeCount must be 1 to windowSize / 2" }
+            return nil
+        }
     }
 
     public var parameters: Parameters

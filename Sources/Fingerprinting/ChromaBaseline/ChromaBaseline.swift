@@ -14,6 +14,14 @@ public struct ChromaBaseline: FingerprintAlgorithm, Parameterized {
         public var matchThreshold = 0.9
 
         public init() {}
+
+        /// Why these values cannot run (nil: they can); checked before a variant is made.
+        public var problem: String? {
+            if let bad = frameProblem(frameSize: frameSize, hop: hop) { return bad }
+            if !(lowestFrequency > 0 && lowestFrequency < highestFrequency && highestFrequency <= sampleRate / 2) { return "0 < lowestFrequency < highestFrequency <= Nyquist" }
+            if !(matchThreshold > 0 && matchThreshold <= 1) { return "matchThreshold must be above 0 and at most 1" }
+            return nil
+        }
     }
 
     public var parameters: Parameters

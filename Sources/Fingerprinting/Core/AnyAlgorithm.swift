@@ -28,9 +28,27 @@ public struct AnyAlgorithm: Sendable {
     private let compareBody: @Sendable (any Fingerprint, any Fingerprint) -> Comparison
     private let decodeBody: @Sendable (Data) throws -> any Fingerprint
     private let sliceBody: @Sendable (any Fingerprint, Double, Double) -> (print: any Fingerprint, start: Double)?
+    /// The same algorithm with parameters changed (nil: it has none to change, as an external command).
+    private let variantBody: (@Sendable ([(name: String, value: String)], String) throws -> AnyAlgorithm)?
 
     public init<A: FingerprintAlgorithm>(_ algorithm: A) {
-        identifier = algorithm.identifier
+        self.init(algorithm, identifier: algorithm.identifier, variants: nil)
+    }
+
+    public init<A: FingerprintAlgorithm & Parameterized>(_ algorithm: A) {
+        self.init(algorithm, identifier: algorithm.identifier, variants: { values, identifier in
+            AnyAlgorithm(A(parameters: try algorithm.parameters.setting(values)), identifier: identifier, variants: nil)
+        })
+        settable = Mirror(reflecting: algorithm.parameters).children.compactMap(\.label)
+    }
+
+    /// The parameter names `--set` takes (none for an external command).
+    public private(set) var settable: [String] = []
+
+    private init<A: FingerprintAlgorithm>(_ algorithm: A, identifier: String,
+                                          variants: (@Sendable ([(name: String, value: String)], String) throws -> AnyAlgorithm)?) {
+        variantBody = variants
+        self.identifier = identifier
         revision = algorithm.revision
         displayName = algorithm.displayName
         sampleRate = algorithm.sampleRate
@@ -48,6 +66,12 @@ public struct AnyAlgorithm: Sendable {
         sliceBody = { print, start, duration in
             (print as! A.Print).slice(from: start, duration: duration).map { ($0.print, $0.start) }
         }
+    }
+
+    /// This algorithm with `values` changed, named `identifier` ("constellation@fanOut=5").
+    public func variant(_ values: [(name: String, value: String)], identifier: String) throws -> AnyAlgorithm {
+        guard let variantBody else { throw VariantError(description: "\(self.identifier) has no parameters to change") }
+        return try variantBody(values, identifier)
     }
 
     /// Fingerprints mono audio at `sampleRate`, refusing silent or too-short input with a clear error.

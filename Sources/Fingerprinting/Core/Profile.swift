@@ -44,11 +44,28 @@ public struct Profile: Sendable, Codable, Equatable {
 /// An algorithm's parameter set: a value type whose `init()` holds the published defaults.
 public protocol AlgorithmParameters: Sendable, Codable, Equatable {
     init()
+    /// Why these values cannot run (nil: they can): checked before a variant is made, so a bad
+    /// `--set` is refused with the reason instead of trapping inside the algorithm.
+    var problem: String? { get }
+}
+
+extension AlgorithmParameters {
+    public var problem: String? { nil }
+
+    /// A frame and hop every front end can run: a frame of 16 to 65,536 samples, a hop of 1 to the frame.
+    public func frameProblem(frameSize: Int, hop: Int) -> String? {
+        guard (16...65_536).contains(frameSize) else { return "the frame (FFT) size must be 16 to 65,536 samples" }
+        guard hop >= 1 && hop <= frameSize else { return "hop must be 1 to the frame size" }
+        return nil
+    }
+
+    public func isPowerOfTwo(_ n: Int, in range: ClosedRange<Int>) -> Bool { range.contains(n) && n & (n - 1) == 0 }
 }
 
 /// An algorithm built from `Parameters`, describing each value with its source.
 public protocol Parameterized {
     associatedtype Parameters: AlgorithmParameters
+    var parameters: Parameters { get }
     init(parameters: Parameters)
     func describe() -> Profile
 }

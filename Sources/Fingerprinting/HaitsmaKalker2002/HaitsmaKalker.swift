@@ -14,6 +14,15 @@ public struct HaitsmaKalker: FingerprintAlgorithm, Parameterized {
         public var berThreshold = 0.35
 
         public init() {}
+
+        /// Why these values cannot run (nil: they can); checked before a variant is made.
+        public var problem: String? {
+            if let bad = frameProblem(frameSize: frameSize, hop: hop) { return bad }
+            if bandCount < 2 || bandCount > 65 { return "bandCount must be 2 to 65 (32 bits from 33 bands in the paper)" }
+            if !(lowestFrequency > 0 && lowestFrequency < highestFrequency && highestFrequency <= sampleRate / 2) { return "0 < lowestFrequency < highestFrequency <= Nyquist" }
+            if !(berThreshold > 0 && berThreshold < 1) { return "berThreshold must be between 0 and 1" }
+            return nil
+        }
     }
 
     public var parameters: Parameters

@@ -25,6 +25,15 @@ public struct Constellation: FingerprintAlgorithm, Parameterized {
         public var queryShifts = 4
 
         public init() {}
+
+        /// Why these values cannot run (nil: they can); checked before a variant is made.
+        public var problem: String? {
+            if let bad = frameProblem(frameSize: fftSize, hop: hop) { return bad }
+            if fftSize > 512 { return "fftSize must be at most 512: the hash keeps 8 bits of frequency" }
+            if maximumFrequencyDelta > 31 || maximumTimeDelta > 63 || minimumTimeDelta > maximumTimeDelta { return "the hash keeps 6 bits of |df| (<= 31) and of dt (<= 63), with minimumTimeDelta <= maximumTimeDelta" }
+            if peakBinRadius > fftSize / 2 || peakFrameRadius > 1000 || queryShifts > 64 { return "peakBinRadius <= fftSize / 2, peakFrameRadius <= 1,000, queryShifts <= 64" }
+            return nil
+        }
     }
 
     public var parameters: Parameters
