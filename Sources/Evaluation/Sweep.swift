@@ -1,4 +1,47 @@
+import Fingerprinting
 import Foundation
+
+/// One numeric parameter of a degradation stage, swept: `speed factor`, `codec kbps`, `lowpass hz`.
+public struct StageAxis: Sendable, Equatable {
+    public var unit: String
+    public var parameter: String
+    /// The stage's other fields, fixed (a codec's format).
+    public var fixed: [String: String]
+
+    public init(unit: String, parameter: String, fixed: [String: String] = [:]) {
+        self.unit = unit
+        self.parameter = parameter
+        self.fixed = fixed
+    }
+
+    /// The stage at a level, checked as a suite file's stage is.
+    public func spec(at level: Double) throws -> StageSpec {
+        var fields: [String: Any] = fixed
+        fields[parameter] = level
+        let data = try JSONSerialization.data(withJSONObject: [unit: fields])
+        do { return try JSONDecoder().decode(StageSpec.self, from: data) } catch let error as DecodingError {
+            throw DatasetError(path: "--stage \(unit) --parameter \(parameter) at \(String(format: "%g", level))", reason: explain(error))
+        }
+    }
+
+    /// The level that changes nothing, for units that hurt in both directions (speed, tempo, pitch,
+    /// gain): breaking points are found on each side of it.
+    public var neutral: Double? {
+        switch (unit, parameter) {
+        case ("speed", "factor"), ("tempo", "factor"): return 1
+        case ("pitch", "semitones"), ("gain", "dB"): return 0
+        default: return nil
+        }
+    }
+
+    /// For one-sided units: whether a larger level is harder (a lower bitrate, cut-off or SNR is harder).
+    public var largerIsHarder: Bool {
+        switch (unit, parameter) {
+        case ("codec", "kbps"), ("lowpass", "hz"), ("clipping", "dBFS"), ("compressor", "threshold"): return false
+        default: return true
+        }
+    }
+}
 
 /// What a sweep varies.
 public enum SweepAxis: Sendable, Equatable {
@@ -6,6 +49,8 @@ public enum SweepAxis: Sendable, Equatable {
     case noise(kind: NoiseSource, unit: NoiseUnit)
     /// Test 1's query length in seconds (more is better).
     case queryLength
+    /// Test 1's crop through one degradation stage at each level of one of its parameters.
+    case stage(StageAxis)
 
     public enum NoiseUnit: String, Sendable, CaseIterable { case dbfs, snr }
 
@@ -15,14 +60,19 @@ public enum SweepAxis: Sendable, Equatable {
         case .noise(let kind, .dbfs): return "\(kind) noise peak level (dBFS)"
         case .noise(let kind, .snr): return "\(kind) noise SNR (dB)"
         case .queryLength: return "query length (s)"
+        case .stage(let axis): return "\(axis.unit) \(axis.parameter)" + (axis.fixed.isEmpty ? "" : " (" + axis.fixed.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")")
         }
     }
+
+    /// The level that changes nothing, when harm lies on both sides of it.
+    public var neutral: Double? { if case .stage(let axis) = self { return axis.neutral } else { return nil } }
 
     /// True when a larger level makes recognition harder.
     public var largerIsHarder: Bool {
         switch self {
         case .noise(_, .dbfs): return true
         case .noise(_, .snr), .queryLength: return false
+        case .stage(let axis): return axis.largerIsHarder
         }
     }
 
@@ -34,7 +84,18 @@ public enum SweepAxis: Sendable, Equatable {
                                   recipe: AddedNoise(noise: NoiseSpec(kind: kind, level: unit == .dbfs ? .peak(dBFS: level) : .snr(dB: level))))
         case .queryLength:
             return TestDefinition(id: "length-\(name)", title: "Test 1 with \(name) s queries", recipe: Cropping(), queryDuration: level)
+        case .stage(let axis):
+            // Levels are checked before a sweep runs (`check`); a level between two valid ones is valid.
+            return TestDefinition(id: "\(axis.unit)-\(axis.parameter)-\(name)", title: "Test 1 + \(axis.unit) \(axis.parameter) \(name)",
+                                  recipe: Degraded(stages: [(try? axis.spec(at: level))].compactMap { $0 }))
         }
+    }
+
+    /// Refuses a grid whose ends the axis cannot take, naming the level and the reason.
+    public func check(_ levels: [Double]) throws {
+        guard case .stage(let axis) = self, let low = levels.min(), let high = levels.max() else { return }
+        _ = try axis.spec(at: low)
+        _ = try axis.spec(at: high)
     }
 }
 
@@ -72,13 +133,17 @@ public struct BreakingPoint: Sendable, Codable, Equatable {
     public var tolerance: Double
     /// Every level bisection evaluated, in order.
     public var evaluations: [SweepPoint]
+    /// For two-sided axes, which side of the neutral level ("below" or "above").
+    public var side: String?
 }
 
 public enum BreakingPoints {
     /// Finds the crossing of `threshold` on the grid `points` (one algorithm), then bisects between the
     /// bracketing levels with `evaluate` until the interval is narrower than `tolerance`.
+    /// Without `evaluate`, the crossing is interpolated linearly between the bracketing grid levels (the
+    /// benchmark, where each evaluation is a whole run).
     public static func find(_ points: [SweepPoint], threshold: Double, largerIsHarder: Bool, tolerance: Double,
-                            evaluate: (Double) -> SweepPoint) -> BreakingPoint {
+                            evaluate: ((Double) -> SweepPoint)?) -> BreakingPoint {
         let ordered = points.sorted { largerIsHarder ? $0.level < $1.level : $0.level > $1.level }
         var result = BreakingPoint(algorithm: points.first?.algorithm ?? "", threshold: threshold, lastAbove: nil,
                                    firstBelow: nil, level: nil, tolerance: tolerance, evaluations: [])
@@ -90,6 +155,12 @@ public enum BreakingPoints {
         guard fail > 0 else { return result }
         result.lastAbove = ordered[fail - 1]
         var good = ordered[fail - 1].level, bad = ordered[fail].level
+        guard let evaluate else {
+            let (a, b) = (ordered[fail - 1], ordered[fail])
+            result.level = a.level + (b.level - a.level) * (a.accuracy - threshold) / max(1e-12, a.accuracy - b.accuracy)
+            result.tolerance = abs(b.level - a.level)
+            return result
+        }
         while abs(bad - good) > tolerance {
             let middle = (good + bad) / 2
             let point = evaluate(middle)
@@ -136,7 +207,7 @@ public struct SweepRunner {
                 guard let m = results.matrix(algorithm: algorithm.identifier, test: test.id) else { return nil }
                 // Queries that could not be made or fingerprinted (too short) count as misses.
                 let s = m.statistics
-                let planned = results.dataset.sources.count
+                let planned = results.dataset.sources.count * results.draws
                 return SweepPoint(algorithm: algorithm.identifier, level: level, identified: s.identified,
                                   count: max(s.count, planned), meanDiagonal: s.meanDiagonal, meanMargin: s.meanMargin)
             }
@@ -144,12 +215,51 @@ public struct SweepRunner {
         return (points, results)
     }
 
+    /// One variant of `algorithm` per value of `parameter`, answering the base run's suite; each point
+    /// named by the algorithm, at the value.
+    public func evaluate(variants algorithm: AnyAlgorithm, parameter: String, values: [Double]) -> (points: [SweepPoint], results: RunResults) {
+        var configuration = base
+        configuration.algorithms = values.compactMap { value in
+            let text = String(format: "%g", value)
+            return try? algorithm.variant([(parameter, text)], identifier: "\(algorithm.identifier)@\(parameter)=\(text)")
+        }
+        let results = Runner(configuration, excerptAudio: excerptAudio).run()
+        let points = zip(values, configuration.algorithms).compactMap { value, variant -> SweepPoint? in
+            let matrices = results.matrices.filter { $0.algorithm == variant.identifier }
+            guard !matrices.isEmpty else { return nil }
+            let stats = matrices.map(\.statistics)
+            let diagonals = stats.flatMap(\.diagonals)
+            return SweepPoint(algorithm: algorithm.identifier, level: value, identified: stats.reduce(0) { $0 + $1.identified },
+                              count: stats.reduce(0) { $0 + $1.count }, meanDiagonal: diagonals.isEmpty ? nil : diagonals.reduce(0, +) / Double(diagonals.count),
+                              meanMargin: nil)
+        }
+        return (points, results)
+    }
+
     public func breakingPoints(_ points: [SweepPoint], thresholds: [Double], tolerance: Double) -> [BreakingPoint] {
-        base.algorithms.flatMap { algorithm in
-            thresholds.map { threshold in
-                BreakingPoints.find(points.filter { $0.algorithm == algorithm.identifier }, threshold: threshold,
-                                    largerIsHarder: axis.largerIsHarder, tolerance: tolerance) { level in
-                    evaluate([level], algorithms: [algorithm.identifier]).points[0]
+        BreakingPoints.all(points, axis: axis, algorithms: base.algorithms.map(\.identifier), thresholds: thresholds, tolerance: tolerance) { level, algorithm in
+            evaluate([level], algorithms: [algorithm]).points[0]
+        }
+    }
+}
+
+extension BreakingPoints {
+    /// Every algorithm's breaking point at every threshold; on a two-sided axis, one on each side of
+    /// the neutral level, walking away from it.
+    public static func all(_ points: [SweepPoint], axis: SweepAxis, algorithms: [String], thresholds: [Double], tolerance: Double,
+                           evaluate: ((Double, String) -> SweepPoint)?) -> [BreakingPoint] {
+        let sides: [(name: String?, keep: (Double) -> Bool, largerIsHarder: Bool)] = axis.neutral.map { neutral in
+            [("below", { $0 <= neutral }, false), ("above", { $0 >= neutral }, true)]
+        } ?? [(nil, { _ in true }, axis.largerIsHarder)]
+        return algorithms.flatMap { algorithm in
+            thresholds.flatMap { threshold in
+                sides.compactMap { side -> BreakingPoint? in
+                    let mine = points.filter { $0.algorithm == algorithm && side.keep($0.level) }
+                    guard mine.count > 1 || side.name == nil else { return nil }
+                    var point = find(mine, threshold: threshold, largerIsHarder: side.largerIsHarder, tolerance: tolerance,
+                                     evaluate: evaluate.map { evaluate in { evaluate($0, algorithm) } })
+                    point.side = side.name
+                    return point
                 }
             }
         }

@@ -12,12 +12,17 @@ public enum SweepReport {
         public var points: [SweepPoint]
         public var breakingPoints: [BreakingPoint]
         public var failures: Int
-        /// References each query is ranked among: chance is one in this many.
+        /// References each query is ranked among: chance is one in this many (nil on the benchmark).
         public var references: Int?
+        /// What the rate is: "top-1 accuracy" (the thesis suite) or the benchmark's calibrated correct rate.
+        public var rate: String
+        /// How breaking points were refined: "bisection" or "interpolation" between grid levels.
+        public var refinement: String
         public init(tool: String, seed: UInt64, dataset: String, axis: String, points: [SweepPoint], breakingPoints: [BreakingPoint],
-                    failures: Int, references: Int?) {
+                    failures: Int, references: Int?, rate: String = "top-1 accuracy", refinement: String = "bisection") {
             self.tool = tool; self.seed = seed; self.dataset = dataset; self.axis = axis
             self.points = points; self.breakingPoints = breakingPoints; self.failures = failures; self.references = references
+            self.rate = rate; self.refinement = refinement
         }
         var chance: Double? { references.map { 1 / Double(max(1, $0)) } }
     }
@@ -37,17 +42,21 @@ public enum SweepReport {
             func series(_ value: (SweepPoint) -> Double?) -> [(name: String, points: [(x: Double, y: Double)])] {
                 algorithms.map { a in (a, record.points.filter { $0.algorithm == a }.compactMap { p in value(p).map { (p.level, 100 * $0) } }) }
             }
-            try Data(Figures.lineChart(title: "Top-1 accuracy, \(record.dataset) dataset, seed \(record.seed)", xLabel: record.axis,
-                                       yLabel: "top-1 accuracy (%)", chance: record.chance.map { 100 * $0 }, series: series { $0.accuracy }).utf8)
+            try Data(Figures.lineChart(title: "\(record.rate.prefix(1).uppercased() + record.rate.dropFirst()), \(record.dataset) dataset, seed \(record.seed)",
+                                       xLabel: record.axis, yLabel: "\(record.rate) (%)", chance: record.chance.map { 100 * $0 },
+                                       series: series { $0.accuracy }).utf8)
                 .write(to: folder.appendingPathComponent("accuracy.svg"), options: .atomic)
-            try Data(Figures.lineChart(title: "Mean score of the own source", xLabel: record.axis,
-                                       yLabel: "mean diagonal score (%)", series: series(\.meanDiagonal)).utf8)
-                .write(to: folder.appendingPathComponent("diagonal.svg"), options: .atomic)
+            let scored = record.points.contains { $0.meanDiagonal != nil }
+            if scored {
+                try Data(Figures.lineChart(title: "Mean score of the own source", xLabel: record.axis,
+                                           yLabel: "mean diagonal score (%)", series: series(\.meanDiagonal)).utf8)
+                    .write(to: folder.appendingPathComponent("diagonal.svg"), options: .atomic)
+            }
 
             let levels = orderedUnique(record.points.map(\.level)).sorted()
             var md = "# Sweep: \(record.axis)\n\nfpbench \(record.tool) · dataset `\(record.dataset)` · seed \(record.seed)\n\n"
-            md += "![top-1 accuracy](accuracy.svg)\n\n## Top-1 accuracy (%) per level\n\n"
-            md += "Each cell: top-1 accuracy [95 % Wilson interval]"
+            md += "![\(record.rate)](accuracy.svg)\n\n## \(record.rate.prefix(1).uppercased() + record.rate.dropFirst()) (%) per level\n\n"
+            md += "Each cell: \(record.rate) [95 % Wilson interval]"
             md += (record.chance.map { String(format: "; chance is %.1f %% (the dashed line)", 100 * $0) } ?? "") + ".\n\n"
             md += "| algorithm | " + levels.map { String(format: "%g", $0) }.joined(separator: " | ") + " |\n"
             md += "|---|" + String(repeating: "---:|", count: levels.count) + "\n"
@@ -60,16 +69,23 @@ public enum SweepReport {
                 }
                 md += "| \(a) | " + cells.joined(separator: " | ") + " |\n"
             }
-            md += "\nMean own-source score and margin: sweep.csv; chart: [diagonal.svg](diagonal.svg).\n"
-            md += "\n## Breaking points\n\nWhere top-1 accuracy first falls below the threshold, walking from the easy end; "
-            md += "refined by bisection between the grid levels on either side.\n\n"
-            md += "| algorithm | threshold | breaking point | last grid level above (accuracy) | first grid level below (accuracy) | bisection steps |\n"
-            md += "|---|---:|---:|---|---|---:|\n"
-            for b in record.breakingPoints {
-                let point = b.level.map { String(format: "%.2f ± %.2f", $0, b.tolerance / 2) }
-                    ?? (b.firstBelow == nil ? "never below on the grid" : "below from the first level")
-                func evidence(_ p: SweepPoint?) -> String { p.map { String(format: "%g (%@ %%)", $0.level, percent($0.accuracy)) } ?? "—" }
-                md += "| \(b.algorithm) | \(percent(b.threshold)) % | \(point) | \(evidence(b.lastAbove)) | \(evidence(b.firstBelow)) | \(b.evaluations.count) |\n"
+            if scored { md += "\nMean own-source score and margin: sweep.csv; chart: [diagonal.svg](diagonal.svg).\n" }
+            if !record.breakingPoints.isEmpty {
+                let sided = record.breakingPoints.contains { $0.side != nil }
+                md += "\n## Breaking points\n\nWhere the \(record.rate) first falls below the threshold, walking from the easy end"
+                md += sided ? " (on each side of the neutral level)" : ""
+                md += record.refinement == "bisection" ? "; refined by bisection between the grid levels on either side.\n\n"
+                    : "; interpolated linearly between the grid levels on either side (± half the grid step).\n\n"
+                md += "| algorithm |" + (sided ? " side |" : "") + " threshold | breaking point | last grid level above | first grid level below | bisection steps |\n"
+                md += "|---|" + (sided ? "---|" : "") + "---:|---:|---|---|---:|\n"
+                for b in record.breakingPoints {
+                    let decimals = max(2, Int((-log10(max(b.tolerance / 2, 1e-9))).rounded(.up)))  // enough to show the ± part
+                    let point = b.level.map { String(format: "%.\(decimals)f ± %.\(decimals)f", $0, b.tolerance / 2) }
+                        ?? (b.firstBelow == nil ? "never below on the grid" : "below from the first level")
+                    func evidence(_ p: SweepPoint?) -> String { p.map { String(format: "%g (%@ %%)", $0.level, percent($0.accuracy)) } ?? "—" }
+                    md += "| \(b.algorithm) |" + (sided ? " \(b.side ?? "") |" : "")
+                    md += " \(percent(b.threshold)) % | \(point) | \(evidence(b.lastAbove)) | \(evidence(b.firstBelow)) | \(b.evaluations.count) |\n"
+                }
             }
             if record.failures > 0 { md += "\n\(record.failures) queries could not be fingerprinted (too short, ...) and count as misses.\n" }
             try Data(md.utf8).write(to: folder.appendingPathComponent("sweep.md"), options: .atomic)
@@ -80,7 +96,7 @@ public enum SweepReport {
         }
     }
 
-    static func orderedUnique<T: Hashable>(_ values: [T]) -> [T] {
+    public static func orderedUnique<T: Hashable>(_ values: [T]) -> [T] {
         var seen = Set<T>()
         return values.filter { seen.insert($0).inserted }
     }

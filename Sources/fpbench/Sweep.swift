@@ -7,8 +7,23 @@ import Reporting
 struct SweepCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sweep",
-        abstract: "Sweep noise level or query length to find each algorithm's breaking point.",
-        subcommands: [Noise.self, Length.self])
+        abstract: "Sweep any degradation parameter, an algorithm parameter, noise level or query length to find breaking points.",
+        discussion: """
+        On the thesis suite (test 1's crops, every source; --queries-per-source for more queries) with \
+        breaking points refined by bisection, or with --benchmark on the identification benchmark (one \
+        query length, seeded queries among hours of audio, correct top-1 at each algorithm's calibrated \
+        threshold) with breaking points interpolated between grid levels. Every rate has its 95 % Wilson \
+        interval; one chart per sweep.
+
+        Examples:
+          fpbench sweep stage --unit speed --parameter factor --from 0.9 --to 1.1 --step 0.02
+          fpbench sweep stage --unit codec --parameter kbps --from 32 --to 320 --step 32 --benchmark
+          fpbench sweep stage --unit pitch --parameter semitones --from -2 --to 2 --step 0.5
+          fpbench sweep parameter --algorithm-parameter constellation.fanOut --values 1 3 5 10
+          fpbench sweep noise --unit snr --from 30 --to -6 --step 3      (short form of a noise stage)
+          fpbench sweep length                                          (query length, 0.5-8 s)
+        """,
+        subcommands: [Stage.self, Parameter.self, Noise.self, Length.self])
 
     /// Options every sweep shares.
     struct Common: ParsableArguments {
@@ -32,6 +47,135 @@ struct SweepCommand: ParsableCommand {
                                         references: results.references.count), to: folder)
             FileHandle.standardError.write(Data(String(format: "fpbench sweep: %d levels × %d algorithms in %.1f s wall\n",
                                                        levels.count, base.algorithms.count, Date().timeIntervalSince(started)).utf8))
+            print(folder.appendingPathComponent("sweep.md").path)
+        }
+    }
+
+    /// Where a sweep runs: the thesis suite (default) or the identification benchmark.
+    struct Target: ParsableArguments {
+        @Flag(help: "Sweep on the identification benchmark (default dataset: catalog) instead of the thesis suite.") var benchmark = false
+        @Option(help: "With --benchmark: the query length in seconds.") var length = 10.0
+        @Option(help: "With --benchmark: positions per level (default 100).") var queries: Int?
+        @Option(help: "With --benchmark: negative queries, for the calibrated threshold (default 100).") var negatives: Int?
+
+        func configuration(_ options: RunOptions, algorithms: [String]) throws -> BenchmarkConfiguration {
+            guard length > 0 && length <= 600 else { throw ValidationError("--length must be above 0 and at most 600 s") }
+            var spec = BenchmarkSpec()
+            spec.queryLengths = [length]
+            if let queries { spec.queriesPerLength = queries }
+            if let negatives { spec.negativesPerLength = negatives }
+            try validated { try spec.validate(path: "options") }
+            return BenchmarkConfiguration(dataset: try options.loadDataset(default: "catalog"), algorithms: try options.external.resolve(algorithms),
+                                          spec: spec, seed: options.seed, threads: options.threads, cacheFolder: options.cacheFolder,
+                                          showProgress: true, toolVersion: fpbenchVersion)
+        }
+
+        /// Writes a benchmark sweep's report; breaking points interpolated.
+        func write(_ points: [SweepPoint], axis: SweepAxis, thresholds: [Double], results: BenchmarkResults, out: String) throws {
+            let breaking = thresholds.isEmpty ? [] : BreakingPoints.all(points, axis: axis, algorithms: SweepReport.orderedUnique(points.map(\.algorithm)),
+                                                                      thresholds: thresholds, tolerance: 0, evaluate: nil)
+            let folder = URL(fileURLWithPath: out)
+            try SweepReport.write(.init(tool: fpbenchVersion, seed: results.seed, dataset: results.catalog.dataset, axis: axis.label, points: points,
+                                        breakingPoints: breaking, failures: results.failures.count, references: nil,
+                                        rate: String(format: "correct top-1 (%g s queries, %.0f %% false positives)", length, 100 * results.spec.falsePositiveTarget),
+                                        refinement: "interpolation"), to: folder)
+            print(folder.appendingPathComponent("sweep.md").path)
+        }
+    }
+
+    struct Stage: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sweep one parameter of a degradation stage: speed, tempo, pitch, codec bitrate, filters, clipping, gain...",
+            discussion: """
+            Units and parameters as in suite files: speed factor, tempo factor, pitch semitones, codec kbps \
+            (MP3) or compression (--format), gain dB, clipping dBFS or share, compressor threshold or ratio, \
+            lowpass hz, highpass hz. Speed, tempo, pitch and gain hurt in both directions: breaking points \
+            are found on each side of the neutral level (1, 1, 0 and 0). Negative levels just work (--from -2).
+
+            Examples:
+              fpbench sweep stage --unit speed --parameter factor --from 0.9 --to 1.1 --step 0.02
+              fpbench sweep stage --unit codec --parameter kbps --from 32 --to 320 --step 32 --benchmark --length 10
+            """)
+
+        @OptionGroup var common: Common
+        @OptionGroup var target: Target
+        @Option(help: "The stage: speed, tempo, pitch, codec, gain, clipping, compressor, lowpass, highpass.") var unit: String
+        @Option(help: "The parameter swept: factor, semitones, kbps, compression, dB, dBFS, share, threshold, ratio, hz.") var parameter: String
+        @Option(help: "For codec: mp3, ogg or opus.") var format = "mp3"
+        @Option(parsing: .unconditional, help: "First level.") var from: Double
+        @Option(parsing: .unconditional, help: "Last level.") var to: Double
+        @Option(help: "Step between levels (positive).") var step: Double
+        @Option(help: "Output folder (default: runs/sweep-UNIT-PARAMETER).") var out: String?
+
+        func run() throws {
+            let axis = StageAxis(unit: unit, parameter: parameter, fixed: unit == "codec" ? ["format": format] : [:])
+            let levels = try grid(from: from, to: to, step: step)
+            try validated { try SweepAxis.stage(axis).check(levels) }
+            let folder = out ?? "runs/sweep-\(unit)-\(parameter)"
+            if target.benchmark {
+                let started = Date()
+                let (points, results, _) = try validated { try BenchmarkSweep(base: try target.configuration(common.options, algorithms: common.algorithms)).run(axis, levels: levels) }
+                try target.write(points, axis: .stage(axis), thresholds: [0.9, 0.5], results: results, out: folder)
+                FileHandle.standardError.write(Data(String(format: "fpbench sweep: %d levels on the benchmark in %.1f s wall\n", levels.count, Date().timeIntervalSince(started)).utf8))
+            } else {
+                try common.run(axis: .stage(axis), levels: levels, thresholds: [0.9, 0.5], defaultTolerance: step / 8, out: folder)
+            }
+        }
+    }
+
+    struct Parameter: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sweep one of an algorithm's own parameters: each value a variant (ALGORITHM@PARAMETER=VALUE).",
+            discussion: """
+            On the thesis suite the variants answer --test's queries (default test3-noise-3.16); with --benchmark, \
+            the --condition's (default white-5dB). `fpbench algorithms` lists each algorithm's parameters.
+
+            Example: fpbench sweep parameter --algorithm-parameter constellation.fanOut --values 1 3 5 10 --benchmark
+            """)
+
+        @Option(help: "ALGORITHM.PARAMETER, as constellation.fanOut.") var algorithmParameter: String
+        @Option(parsing: .upToNextOption, help: "The values (negative ones welcome).") var values: [String]
+        @Option(help: "Thesis-suite test whose queries the variants answer.") var test = "test3-noise-3.16"
+        @Option(help: "With --benchmark: the condition (see `fpbench benchmark --help`).") var condition = "white-5dB"
+        @OptionGroup var target: Target
+        @OptionGroup var options: RunOptions
+        @OptionGroup var draws: DrawOptions
+        @Option(help: "Output folder (default: runs/sweep-ALGORITHM.PARAMETER).") var out: String?
+
+        func run() throws {
+            guard let dot = algorithmParameter.firstIndex(of: ".") else { throw ValidationError("--algorithm-parameter is ALGORITHM.PARAMETER, as constellation.fanOut") }
+            let name = String(algorithmParameter[..<dot]), parameter = String(algorithmParameter[algorithmParameter.index(after: dot)...])
+            let numbers = try values.map { text -> Double in
+                guard let value = Double(text), value.isFinite else { throw ValidationError("--values: '\(text)' is not a number") }
+                return value
+            }
+            guard !numbers.isEmpty else { throw ValidationError("--values needs at least one value") }
+            let algorithm = try options.external.resolve([name])[0]
+            for value in numbers {  // every value is checked before anything runs
+                _ = try validated { try algorithm.variant([(parameter, String(format: "%g", value))], identifier: name) }
+            }
+            let folder = URL(fileURLWithPath: out ?? "runs/sweep-\(algorithmParameter)")
+            let axisLabel = "\(name) \(parameter)"
+            if target.benchmark {
+                var base = try target.configuration(options, algorithms: [name])
+                guard let chosen = base.spec.conditions.first(where: { $0.id == condition }) else {
+                    throw ValidationError("unknown condition '\(condition)'; known: \(base.spec.conditions.map(\.id).joined(separator: ", "))")
+                }
+                base.algorithms = [algorithm]
+                let (points, results, _) = try validated { try BenchmarkSweep(base: base).run(algorithm, parameter: parameter, values: numbers, condition: chosen) }
+                try SweepReport.write(.init(tool: fpbenchVersion, seed: results.seed, dataset: results.catalog.dataset, axis: axisLabel, points: points,
+                                            breakingPoints: [], failures: results.failures.count, references: nil,
+                                            rate: String(format: "correct top-1 (%g s queries, %@, %.0f %% false positives)", target.length, condition,
+                                                         100 * results.spec.falsePositiveTarget),
+                                            refinement: "interpolation"), to: folder)
+            } else {
+                let suite = try validated { try Suite.thesis.selecting([test]) }
+                let base = try options.configuration(algorithms: [name], suite: suite, draws: draws)
+                let (points, results) = SweepRunner(base: base, axis: .queryLength).evaluate(variants: algorithm, parameter: parameter, values: numbers)
+                try SweepReport.write(.init(tool: fpbenchVersion, seed: options.seed, dataset: results.dataset.name, axis: "\(axisLabel) (\(test))",
+                                            points: points, breakingPoints: [], failures: results.failures.count,
+                                            references: results.references.count), to: folder)
+            }
             print(folder.appendingPathComponent("sweep.md").path)
         }
     }

@@ -46,6 +46,40 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(result.errors.contains("unknown algorithm 'nope'"), result.errors)
     }
 
+    /// A stage sweep over a two-sided unit takes negative levels, finds breaking points on both sides of
+    /// the neutral level, and refuses a level the unit cannot take; a parameter sweep runs each variant.
+    func testStageAndParameterSweeps() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        let pitch = try fpbench(["sweep", "stage", "--unit", "pitch", "--parameter", "semitones", "--from", "-2", "--to", "2", "--step", "2",
+                                 "--dataset", "ci", "--algorithms", "haitsma-kalker", "--out", out.path, "--no-cache"])
+        XCTAssertEqual(pitch.status, 0, pitch.errors)
+        let csv = try String(contentsOf: out.appendingPathComponent("sweep.csv"), encoding: .utf8)
+        XCTAssertEqual(csv.split(separator: "\n").map { $0.split(separator: ",")[1] }.dropFirst(), ["-2", "0", "2"], csv)
+        let md = try String(contentsOf: out.appendingPathComponent("sweep.md"), encoding: .utf8)
+        XCTAssertTrue(md.contains("| haitsma-kalker | below |") && md.contains("| haitsma-kalker | above |"), md)
+
+        let bad = try fpbench(["sweep", "stage", "--unit", "speed", "--parameter", "factor", "--from", "0.1", "--to", "1", "--step", "0.3",
+                               "--dataset", "ci", "--out", out.path])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.errors.contains("factor: must be within 0.25...4.0"), bad.errors)
+
+        let variants = try fpbench(["sweep", "parameter", "--algorithm-parameter", "constellation.fanOut", "--values", "1", "5",
+                                    "--dataset", "ci", "--test", "test1-cropping", "--out", out.path, "--no-cache"])
+        XCTAssertEqual(variants.status, 0, variants.errors)
+        let levels = try String(contentsOf: out.appendingPathComponent("sweep.csv"), encoding: .utf8).split(separator: "\n").dropFirst()
+        XCTAssertEqual(levels.map { $0.split(separator: ",")[0...1].joined(separator: ",") }, ["constellation,1", "constellation,5"])
+        let refused = try fpbench(["sweep", "parameter", "--algorithm-parameter", "constellation.fanOut", "--values", "0", "--dataset", "ci"])
+        XCTAssertTrue(refused.errors.contains("fanOut=0: must be within"), refused.errors)
+
+        let benchmark = try fpbench(["sweep", "stage", "--unit", "codec", "--parameter", "kbps", "--from", "32", "--to", "128", "--step", "96",
+                                     "--benchmark", "--dataset", "catalog-ci", "--algorithms", "haitsma-kalker", "--queries", "4", "--negatives", "4",
+                                     "--length", "5", "--out", out.path, "--no-cache"])
+        XCTAssertEqual(benchmark.status, 0, benchmark.errors)
+        let rows = try String(contentsOf: out.appendingPathComponent("sweep.csv"), encoding: .utf8).split(separator: "\n").dropFirst()
+        XCTAssertEqual(rows.map { $0.split(separator: ",")[1] }, ["32", "128"])
+        XCTAssertTrue(rows.allSatisfy { $0.split(separator: ",")[3] == "4" }, "four queries per level")
+    }
+
     func testSweepTakesNegativeLevelsAndRefusesBadGrids() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
         let sweep = try fpbench(["sweep", "noise", "--dataset", "ci", "--algorithms", "chroma-baseline", "--from", "-40", "--to", "-30",

@@ -29,6 +29,23 @@ import Testing
         #expect(abs(shortest.level! - 2.37) <= 0.005)
     }
 
+    /// Without an evaluator the crossing is interpolated between the bracketing grid levels; on a
+    /// two-sided axis each side is walked away from the neutral level.
+    @Test func interpolationAndTwoSidedAxes() {
+        func point(_ level: Double, _ identified: Int) -> SweepPoint {
+            SweepPoint(algorithm: "x", level: level, identified: identified, count: 10, meanDiagonal: nil, meanMargin: nil)
+        }
+        let grid = [point(0.96, 2), point(0.98, 8), point(1, 10), point(1.02, 10), point(1.04, 0)]
+        let found = BreakingPoints.all(grid, axis: .stage(StageAxis(unit: "speed", parameter: "factor")), algorithms: ["x"],
+                                       thresholds: [0.5], tolerance: 0, evaluate: nil)
+        #expect(found.map(\.side) == ["below", "above"])
+        #expect(abs(found[0].level! - 0.97) < 1e-9 && abs(found[1].level! - 1.03) < 1e-9, "\(found.map(\.level))")
+        #expect(found[0].tolerance == 0.020000000000000018 || abs(found[0].tolerance - 0.02) < 1e-9)
+        let kbps = BreakingPoints.all([point(32, 0), point(64, 10)], axis: .stage(StageAxis(unit: "codec", parameter: "kbps", fixed: ["format": "mp3"])),
+                                      algorithms: ["x"], thresholds: [0.5], tolerance: 0, evaluate: nil)
+        #expect(kbps.count == 1 && kbps[0].side == nil && abs(kbps[0].level! - 48) < 1e-9, "a lower bitrate is harder")
+    }
+
     @Test func aCurveThatNeverCrossesHasNoBreakingPoint() {
         let flat = [-30.0, -20, -10].map { SweepPoint(algorithm: "x", level: $0, identified: 5, count: 5, meanDiagonal: 1, meanMargin: 1) }
         let found = BreakingPoints.find(flat, threshold: 0.9, largerIsHarder: true, tolerance: 0.5) { _ in Issue.record("no bisection"); return flat[0] }
