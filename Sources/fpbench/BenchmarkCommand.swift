@@ -29,6 +29,7 @@ struct BenchmarkCommand: ParsableCommand {
           fpbench benchmark --scaling                           adds search time against catalog size (1/16 ... all)
           fpbench benchmark --no-cache --peer-tracks 20         indexing speed beside fpcalc's on the same 20 files
           fpbench benchmark --spec my-conditions.json           lengths, counts and conditions from a file
+          fpbench benchmark --shard 0/4 --out runs/part-0       one of four parts (fpbench merge gathers them)
         """)
 
     @Option(parsing: .upToNextOption, help: "Algorithms (default: every built-in one; brute-force ones are skipped above bruteForceHourLimit hours).")
@@ -43,6 +44,8 @@ struct BenchmarkCommand: ParsableCommand {
     var scaling = false
     @Option(help: "Also time Chromaprint's fpcalc on this many catalog tracks, the same files, as the peer for indexing speed (0: off).")
     var peerTracks = 0
+    @Option(help: "Answer only part I of N of the queries (I from 0; every part indexes the whole catalog); `fpbench merge` gathers the parts.")
+    var shard: String?
     @Option(help: "Output folder.") var out = "runs/benchmark"
     @OptionGroup var options: RunOptions
 
@@ -66,6 +69,7 @@ struct BenchmarkCommand: ParsableCommand {
             cacheFolder: options.cacheFolder, showProgress: true, toolVersion: fpbenchVersion,
             scalingLength: scaling ? spec.queryLengths.max() : nil)
         configuration.peerTracks = max(0, peerTracks)
+        configuration.shard = try shard.map { text in try validated { try Shard(parsing: text) } }
         let folder = URL(fileURLWithPath: out)
         var results: BenchmarkResults!, costs: BenchmarkCosts!
         try OutputFolder.write(folder) {

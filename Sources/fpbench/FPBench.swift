@@ -16,6 +16,7 @@ struct FPBench: ParsableCommand {
         The four jobs:
           fpbench run                      the full suite -> runs/latest/summary.md
           fpbench benchmark                short degraded queries among hours of audio
+          fpbench merge PARTS...           a sharded benchmark's parts (Slurm: scripts/slurm/) as one
           fpbench compare-algorithms --baseline afa-thesis --candidate waveprint
           fpbench sweep noise              each algorithm's breaking point
           fpbench report RESULTS.json      regenerate every table
@@ -29,6 +30,6 @@ struct FPBench: ParsableCommand {
         Every command takes --help, with examples.
         """,
         version: fpbenchVersion,
-        subcommands: [Run.self, BenchmarkCommand.self, Report.self, DatasetCommand.self, SweepCommand.self, CompareAlgorithms.self, Datasets.self, Info.self, Algorithms.self, FingerprintFile.self, Compare.self, Identify.self, Bench.self]
+        subcommands: [Run.self, BenchmarkCommand.self, Merge.self, Report.self, DatasetCommand.self, SweepCommand.self, CompareAlgorithms.self, Datasets.self, Info.self, Algorithms.self, FingerprintFile.self, Compare.self, Identify.self, Bench.self]
     )
 }

@@ -12,16 +12,43 @@ func catalogCIDataset() throws -> Dataset {
 }
 
 /// A small benchmark: two indexed algorithms, 5 s queries, clean and 0 dB white noise.
-func smallBenchmark(threads: Int, cache: URL?) throws -> (BenchmarkResults, BenchmarkCosts) {
+func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64 = 2013) throws -> (BenchmarkResults, BenchmarkCosts) {
     var spec = BenchmarkSpec()
     spec.queryLengths = [5]
     spec.queriesPerLength = 6
     spec.negativesPerLength = 6
     spec.conditions = spec.conditions.filter { ["clean", "white-0dB"].contains($0.id) }
     let algorithms = try ["constellation", "haitsma-kalker"].map(AlgorithmRegistry.algorithm)
-    return try Benchmark(BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: algorithms, spec: spec, seed: 2013,
-                                                threads: threads, cacheFolder: cache, showProgress: false, toolVersion: "test",
-                                                scalingLength: 5)).run()
+    var configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: algorithms, spec: spec, seed: seed,
+                                               threads: threads, cacheFolder: cache, showProgress: false, toolVersion: "test",
+                                               scalingLength: 5)
+    configuration.shard = shard
+    return try Benchmark(configuration).run()
+}
+
+@Suite(.serialized) struct ShardTests {
+    /// Three parts, merged, are the unsharded benchmark byte for byte; a missing, repeated or foreign
+    /// part is named.
+    @Test func mergedPartsAreTheWholeRun() throws {
+        let cache = temporaryFolder()
+        let whole = try smallBenchmark(threads: 2, cache: cache).0
+        let parts = try (0..<3).map { ("part-\($0)", try smallBenchmark(threads: 2, cache: cache, shard: Shard(index: $0, count: 3)).0) }
+        #expect(parts.allSatisfy { $0.1.answers.count < whole.answers.count && $0.1.shard?.configuration == parts[0].1.shard?.configuration })
+        let merged = try BenchmarkResults.merge(parts.reversed().map { (path: $0.0, results: $0.1) })
+        #expect(try merged.encoded() == whole.encoded())
+
+        #expect { try BenchmarkResults.merge([parts[0], parts[2]].map { (path: $0.0, results: $0.1) }) } throws: { "\($0)".contains("part 1 of 3 missing") }
+        #expect { try BenchmarkResults.merge([parts[0], parts[1], parts[1], parts[2]].map { (path: $0.0, results: $0.1) }) } throws: {
+            "\($0)".contains("part-1: part 1 is given twice")
+        }
+        let foreign = try smallBenchmark(threads: 2, cache: cache, shard: Shard(index: 2, count: 3), seed: 7).0
+        #expect { try BenchmarkResults.merge([parts[0], parts[1], ("other", foreign)].map { (path: $0.0, results: $0.1) }) } throws: {
+            "\($0)".contains("other: comes from another configuration")
+        }
+        #expect { try BenchmarkResults.merge([(path: "whole", results: whole)]) } throws: { "\($0)".contains("not a shard's part") }
+        #expect(throws: (any Error).self) { try Shard(parsing: "3/3") }
+        #expect(try Shard(parsing: "2/3") == Shard(index: 2, count: 3))
+    }
 }
 
 @Suite(.serialized) struct BenchmarkTests {

@@ -173,3 +173,28 @@ final class FuzzTests: XCTestCase {
         }
     }
 }
+
+/// The real scheduler: scripts/slurm/local-cluster.sh starts a one-node Slurm cluster, runs a 4-part
+/// benchmark and its merge as jobs, and compares the merged tables with an unsharded run. It needs
+/// root and Debian (it installs slurm-wlm and munge); elsewhere the test says why it skips.
+final class SlurmTests: XCTestCase {
+    func testFourPartsMergedBySlurmEqualTheUnshardedRun() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        guard getuid() == 0 else { throw XCTSkip("needs root: the script installs slurm-wlm and munge and starts their daemons") }
+        guard FileManager.default.fileExists(atPath: "/etc/debian_version") else { throw XCTSkip("needs Debian (slurm-wlm and munge from apt)") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [root.appendingPathComponent("scripts/slurm/local-cluster.sh").path]
+        process.currentDirectoryURL = root
+        process.environment = ProcessInfo.processInfo.environment.merging(["FPBENCH": root.appendingPathComponent(".build/debug/fpbench").path]) { _, new in new }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        if process.terminationStatus == 77 { throw XCTSkip(text.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        XCTAssertEqual(process.terminationStatus, 0, text)
+        XCTAssertTrue(text.contains("4 parts merged by Slurm equal the unsharded run"), text)
+    }
+}

@@ -19,6 +19,8 @@ public struct BenchmarkConfiguration: Sendable {
     /// Also time Chromaprint's `fpcalc` on this many catalog tracks (the same files, after indexing),
     /// as the peer for indexing speed.
     public var peerTracks = 0
+    /// Answer only this part of the queries (`--shard I/N`); the scaling curve is left out.
+    public var shard: Shard?
 
     public init(dataset: Dataset, algorithms: [AnyAlgorithm], spec: BenchmarkSpec, seed: UInt64, threads: Int,
                 cacheFolder: URL?, showProgress: Bool, toolVersion: String, scalingLength: Double? = nil) {
@@ -93,14 +95,16 @@ public struct Benchmark {
             buildSeconds.append((ContinuousClock.now - clock).seconds)
         }
 
-        // Phase 4: query.
-        progress.start("querying", total: queries.count)
+        // Phase 4: query (a shard answers its part).
+        let answered = queries.indices.filter { c.shard?.includes($0) ?? true }.map { queries[$0] }
+        progress.start("querying", total: answered.count)
         let planner = QueryPlanner(seed: c.seed, recordings: recordings)
         let cache = FingerprintCache(folder: c.cacheFolder)
-        let outcomes = parallelMap(queries.count, threads: c.threads) { q -> QueryOutcome in
+        let scalingLength = c.shard == nil ? c.scalingLength : nil
+        let outcomes = parallelMap(answered.count, threads: c.threads) { q -> QueryOutcome in
             defer { progress.advance() }
-            return answer(queries[q], conditions: queries[q].negative ? [conditions[0].clean] : conditions,
-                          planner: planner, cache: cache, algorithms: algorithms, catalogs: catalogs, keepPrints: queries[q].length == c.scalingLength)
+            return answer(answered[q], conditions: answered[q].negative ? [conditions[0].clean] : conditions,
+                          planner: planner, cache: cache, algorithms: algorithms, catalogs: catalogs, keepPrints: answered[q].length == scalingLength)
         }
         progress.finish()
 
@@ -118,9 +122,13 @@ public struct Benchmark {
             results.failures.append(.init(item: "\(answer.algorithm): query \(answer.query)/\(answer.condition)", reason: reason,
                                           algorithm: answer.algorithm, test: answer.condition))
         }
+        if var shard = c.shard {
+            shard.configuration = results.configurationKey
+            results.shard = shard
+        }
 
         // Phase 5: scaling, then costs.
-        let scaling = c.scalingLength.map { scalingCurve(length: $0, queries: queries, outcomes: outcomes, tracks: tracks,
+        let scaling = scalingLength.map { scalingCurve(length: $0, queries: answered, outcomes: outcomes, tracks: tracks,
                                                           durations: durations, algorithms: algorithms, prints: indexed.prints, results: results) } ?? []
         let costs = BenchmarkCosts(
             threads: c.threads, wallSeconds: Date().timeIntervalSince(started), decodeCPUSeconds: indexed.decode.reduce(0, +),
@@ -129,7 +137,7 @@ public struct Benchmark {
                 let prints = indexed.prints[a].compactMap { $0 }
                 func percentiles(_ pick: (QueryOutcome) -> [Double]) -> [String: BenchmarkCosts.Percentiles] {
                     Dictionary(uniqueKeysWithValues: c.spec.queryLengths.map { length in
-                        (String(format: "%gs", length), .init(zip(queries, outcomes).filter { $0.0.length == length }.flatMap { pick($0.1) }))
+                        (String(format: "%gs", length), .init(zip(answered, outcomes).filter { $0.0.length == length }.flatMap { pick($0.1) }))
                     })
                 }
                 return .init(identifier: algorithms[a].identifier, fingerprintCPUSeconds: indexed.cpu[a].reduce(0, +),
@@ -144,7 +152,7 @@ public struct Benchmark {
                              })
             },
             peer: peer,
-            scalingLength: c.scalingLength, scaling: scaling, scalingExponents: Self.exponents(scaling))
+            scalingLength: scalingLength, scaling: scaling, scalingExponents: Self.exponents(scaling))
         return (results, costs)
     }
 

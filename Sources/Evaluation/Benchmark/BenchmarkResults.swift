@@ -59,6 +59,8 @@ public struct BenchmarkResults: Sendable, Codable, Equatable {
     public var answers: [BenchmarkAnswer]
     public var skipped: [RunResults.Problem]
     public var failures: [RunResults.Problem]
+    /// Which part of a sharded benchmark this is (absent: the whole benchmark).
+    public var shard: Shard?
 }
 
 extension BenchmarkResults: ResultsFile {

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Evaluation
+import Foundation
+import Reporting
+
+struct Merge: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Gather the parts of a sharded benchmark into the results an unsharded run writes.",
+        discussion: """
+        Each part is the results.json of `fpbench benchmark --shard I/N` (I from 0 to N-1). The merged \\
+        results.json, summary, tables and figures are byte for byte those of the same benchmark run \\
+        without --shard (the costs section aside: each shard measured its own). A missing or repeated \\
+        part is named; a part from another configuration (seed, dataset manifest, version, spec, \\
+        algorithms or their parameters) is refused with the reason.
+
+        Example (scripts/slurm/benchmark.sbatch runs the parts as a Slurm job array):
+          fpbench benchmark --dataset catalog-ci --shard 0/2 --out runs/part-0
+          fpbench benchmark --dataset catalog-ci --shard 1/2 --out runs/part-1
+          fpbench merge runs/part-0/results.json runs/part-1/results.json --out runs/merged
+        """)
+
+    @Argument(help: "The parts' results.json files.") var parts: [String]
+    @Option(help: "Output folder.") var out = "runs/merged"
+
+    func run() throws {
+        let loaded = try parts.map { path -> (path: String, results: BenchmarkResults) in
+            guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("\(path): no such file") }
+            return (path, try validated { try BenchmarkResults.decode(data, path: path) })
+        }
+        let merged = try validated { try BenchmarkResults.merge(loaded) }
+        let folder = URL(fileURLWithPath: out)
+        try OutputFolder.write(folder) { try BenchmarkReport.write(merged, costs: nil, to: folder) }
+        FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.answers.count) answers\n".utf8))
+        print(folder.appendingPathComponent("summary.md").path)
+    }
+}
