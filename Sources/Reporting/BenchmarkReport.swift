@@ -167,6 +167,11 @@ public enum BenchmarkReport {
             }
             if let failure = peer.failure { s += " fpcalc failed: \(failure)." }
         } else { s += "fpcalc was not timed (`--peer-tracks N` with Chromaprint's fpcalc installed)." }
+        for a in c.algorithms {
+            guard let bytes = a.indexFileBytes, let seconds = a.indexLoadSeconds else { continue }
+            s += String(format: " %@ came from an index file (`--index`): %.1f MiB on disk, %.2f MiB per hour of audio, mapped and checked in %.1f ms.",
+                        a.identifier, Double(bytes) / 1_048_576, a.mebibytesPerHour(bytes), 1000 * seconds)
+        }
         s += "\n\n"
         if !c.scaling.isEmpty {
             s += "\n### Scaling (\(g(c.scalingLength ?? 0)) s clean queries against nested catalogs)\n\n"

@@ -44,6 +44,7 @@ struct BenchmarkCommand: ParsableCommand {
     var scaling = false
     @Option(help: "Also time Chromaprint's fpcalc on this many catalog tracks, the same files, as the peer for indexing speed (0: off).")
     var peerTracks = 0
+    @Option(parsing: .upToNextOption, help: "Index files (fpbench index build) to map instead of indexing, one per algorithm at most.") var index: [String] = []
     @Option(help: "Answer only part I of N of the queries (I from 0; every part indexes the whole catalog); `fpbench merge` gathers the parts.")
     var shard: String?
     @Option(help: "Output folder.") var out = "runs/benchmark"
@@ -70,6 +71,7 @@ struct BenchmarkCommand: ParsableCommand {
             scalingLength: scaling ? spec.queryLengths.max() : nil)
         configuration.peerTracks = max(0, peerTracks)
         configuration.shard = try shard.map { text in try validated { try Shard(parsing: text) } }
+        configuration.indexFiles = index
         let folder = URL(fileURLWithPath: out)
         var results: BenchmarkResults!, costs: BenchmarkCosts!
         try OutputFolder.write(folder) {

@@ -13,21 +13,24 @@ struct Identify: ParsableCommand {
         A query whose best comparison is below the algorithm's threshold gets "no match" (see \
         `fpbench algorithms` for each threshold). Also prints the catalog's memory per hour of audio.
 
-        Example: fpbench identify -a constellation --catalog Datasets/ci/audio/*.wav -- query.wav
+        Examples: fpbench identify -a constellation --catalog Datasets/ci/audio/*.wav -- query.wav
+                  fpbench identify -a constellation --index runs/constellation.fpindex -- query.wav
         """)
 
     @OptionGroup var algorithm: AlgorithmOption
-    @Option(name: .long, parsing: .upToNextOption, help: "Reference recordings.") var catalog: [String]
+    @Option(name: .long, parsing: .upToNextOption, help: "Reference recordings.") var catalog: [String] = []
+    @Option(help: "An index file (fpbench index build) to search instead of --catalog.") var index: String?
     @Argument(help: "Query recordings.") var queries: [String]
     @Option(help: "Matches to print per query (1 or more).") var limit = 5
 
     func validate() throws {
         guard limit >= 1 else { throw ValidationError("--limit must be 1 or more, got \(limit)") }
+        guard (index == nil) != catalog.isEmpty else { throw ValidationError("give the references as --catalog FILE... or as --index FILE (one of the two)") }
     }
 
     func run() throws {
         let algorithm = try algorithm.resolve()
-        let index = Catalog(algorithm: algorithm)
+        let index = try self.index.map { path in try validated { try Catalog(algorithm: algorithm, indexFile: path) } } ?? Catalog(algorithm: algorithm)
         var failures = 0
         for path in catalog {
             do { index.add(try algorithm.fingerprint(file: path), name: path) } catch {

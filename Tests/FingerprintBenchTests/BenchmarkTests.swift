@@ -26,6 +26,46 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
     return try Benchmark(configuration).run()
 }
 
+@Suite(.serialized) struct IndexFileTests {
+    /// Catalogs written to index files and mapped back answer exactly as the catalogs built in the run;
+    /// a file of another algorithm, of other parameters, or cut short is refused with the reason.
+    @Test func aMappedIndexAnswersAsTheBuiltOne() throws {
+        let cache = temporaryFolder(), folder = temporaryFolder()
+        let algorithms = try ["constellation", "haitsma-kalker"].map(AlgorithmRegistry.algorithm)
+        let configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: algorithms, spec: BenchmarkSpec(), seed: 0,
+                                                   threads: 2, cacheFolder: cache, showProgress: false, toolVersion: "test")
+        let (catalogs, failures) = try Benchmark(configuration).buildCatalogs()
+        #expect(failures.isEmpty && catalogs.count == 2)
+        let files = try catalogs.map { catalog in
+            let path = folder.appendingPathComponent("\(catalog.algorithm.identifier).fpindex").path
+            try catalog.save(to: path)
+            return path
+        }
+        let built = try smallBenchmark(threads: 2, cache: cache)
+        var spec = BenchmarkSpec()
+        spec.queryLengths = [5]
+        spec.queriesPerLength = 6
+        spec.negativesPerLength = 6
+        spec.conditions = spec.conditions.filter { ["clean", "white-0dB"].contains($0.id) }
+        var mapped = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: algorithms, spec: spec, seed: 2013, threads: 2,
+                                            cacheFolder: cache, showProgress: false, toolVersion: "test", scalingLength: 5)
+        mapped.indexFiles = files
+        let (results, costs) = try Benchmark(mapped).run()
+        #expect(try results.encoded() == built.0.encoded())
+        #expect(costs.algorithms.allSatisfy { ($0.indexFileBytes ?? 0) > 0 && $0.indexLoadSeconds != nil && $0.catalogSeconds > 400 })
+
+        #expect { try Catalog(algorithm: algorithms[1], indexFile: files[0]) } throws: { "\($0)".contains("was written for constellation, not haitsma-kalker") }
+        let variant = try AlgorithmRegistry.algorithm("constellation@fanOut=5")
+        #expect { try Catalog(algorithm: variant, indexFile: files[0]) } throws: { "\($0)".contains("was written for constellation, not constellation@fanOut=5") }
+        let data = try Data(contentsOf: URL(fileURLWithPath: files[0]))
+        let cut = folder.appendingPathComponent("cut.fpindex")
+        try data.prefix(data.count / 2).write(to: cut)
+        #expect { try Catalog(algorithm: algorithms[0], indexFile: cut.path) } throws: { "\($0)".contains("outside the file (truncated?)") }
+        try Data("not an index".utf8).write(to: cut)
+        #expect { try Catalog(algorithm: algorithms[0], indexFile: cut.path) } throws: { "\($0)".contains("too short") || "\($0)".contains("not an fpbench index file") }
+    }
+}
+
 @Suite(.serialized) struct ShardTests {
     /// Three parts, merged, are the unsharded benchmark byte for byte; a missing, repeated or foreign
     /// part is named.

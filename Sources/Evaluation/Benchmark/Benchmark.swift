@@ -21,6 +21,8 @@ public struct BenchmarkConfiguration: Sendable {
     public var peerTracks = 0
     /// Answer only this part of the queries (`--shard I/N`); the scaling curve is left out.
     public var shard: Shard?
+    /// Index files (`fpbench index build`) to load instead of indexing, one per algorithm at most.
+    public var indexFiles: [String] = []
 
     public init(dataset: Dataset, algorithms: [AnyAlgorithm], spec: BenchmarkSpec, seed: UInt64, threads: Int,
                 cacheFolder: URL?, showProgress: Bool, toolVersion: String, scalingLength: Double? = nil) {
@@ -48,6 +50,29 @@ public struct Benchmark {
 
     let configuration: BenchmarkConfiguration
     public init(_ configuration: BenchmarkConfiguration) { self.configuration = configuration }
+
+    /// The catalog's tracks indexed by every algorithm (phases 1 and 3 alone), for `fpbench index build`:
+    /// each catalog names its references by their files; tracks that could not be read are listed.
+    public func buildCatalogs() throws -> (catalogs: [Catalog], failures: [RunResults.Problem]) {
+        let c = configuration
+        var failures: [RunResults.Problem] = []
+        guard let section = c.dataset.manifest.catalog, !section.tracks.isEmpty else {
+            throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog section: an index needs whole tracks (see Datasets/README.md)")
+        }
+        let (tracks, _) = readable(section.tracks, failures: &failures)
+        let progress = Progress(enabled: c.showProgress)
+        progress.start("indexing", total: tracks.count)
+        let indexed = indexCatalog(tracks, algorithms: c.algorithms, progress: progress)
+        progress.finish()
+        for (t, failure) in indexed.failures { failures.append(.init(item: "catalog \(tracks[t])", reason: failure, file: tracks[t])) }
+        let catalogs = c.algorithms.indices.map { a in
+            let catalog = Catalog(algorithm: c.algorithms[a])
+            for t in tracks.indices { if let p = indexed.prints[a][t] { catalog.add(p, name: tracks[t]) } }
+            catalog.seal()
+            return catalog
+        }
+        return (catalogs, failures)
+    }
 
     public func run() throws -> (results: BenchmarkResults, costs: BenchmarkCosts) {
         let started = Date(), c = configuration
@@ -81,19 +106,26 @@ public struct Benchmark {
         }
 
         // Phase 3: index.
+        let loaded = try loadIndexFiles(algorithms: algorithms, tracks: tracks)
         progress.start("indexing", total: tracks.count)
-        let indexed = indexCatalog(tracks, algorithms: algorithms, progress: progress)
+        let indexed = indexCatalog(tracks, algorithms: algorithms, skipping: Set(loaded.keys), progress: progress)
         let peer = c.peerTracks > 0 ? PeerTiming.fpcalc(tracks.prefix(c.peerTracks).map(c.dataset.path)) : nil
         for (t, failure) in indexed.failures { failures.append(.init(item: "catalog \(tracks[t])", reason: failure, file: tracks[t])) }
         var catalogs: [Catalog] = [], buildSeconds: [Double] = []
         for a in algorithms.indices {
+            if let file = loaded[a] {
+                catalogs.append(file.catalog)
+                buildSeconds.append(file.loadSeconds)
+                continue
+            }
             let clock = ContinuousClock.now
             let catalog = Catalog(algorithm: algorithms[a])
-            for t in tracks.indices { if let p = indexed.prints[a][t] { catalog.add(p, name: "\(t)") } }
+            for t in tracks.indices { if let p = indexed.prints[a][t] { catalog.add(p, name: tracks[t]) } }
             catalog.seal()
             catalogs.append(catalog)
             buildSeconds.append((ContinuousClock.now - clock).seconds)
         }
+        let trackIndex = Dictionary(uniqueKeysWithValues: tracks.enumerated().map { ($0.element, $0.offset) })
 
         // Phase 4: query (a shard answers its part).
         let answered = queries.indices.filter { c.shard?.includes($0) ?? true }.map { queries[$0] }
@@ -104,7 +136,8 @@ public struct Benchmark {
         let outcomes = parallelMap(answered.count, threads: c.threads) { q -> QueryOutcome in
             defer { progress.advance() }
             return answer(answered[q], conditions: answered[q].negative ? [conditions[0].clean] : conditions,
-                          planner: planner, cache: cache, algorithms: algorithms, catalogs: catalogs, keepPrints: answered[q].length == scalingLength)
+                          planner: planner, cache: cache, algorithms: algorithms, catalogs: catalogs, trackIndex: trackIndex,
+                          keepPrints: answered[q].length == scalingLength)
         }
         progress.finish()
 
@@ -134,22 +167,27 @@ public struct Benchmark {
             threads: c.threads, wallSeconds: Date().timeIntervalSince(started), decodeCPUSeconds: indexed.decode.reduce(0, +),
             peakResidentBytes: peakResidentBytes(),
             algorithms: algorithms.indices.map { a in
-                let prints = indexed.prints[a].compactMap { $0 }
                 func percentiles(_ pick: (QueryOutcome) -> [Double]) -> [String: BenchmarkCosts.Percentiles] {
                     Dictionary(uniqueKeysWithValues: c.spec.queryLengths.map { length in
                         (String(format: "%gs", length), .init(zip(answered, outcomes).filter { $0.0.length == length }.flatMap { pick($0.1) }))
                     })
                 }
-                return .init(identifier: algorithms[a].identifier, fingerprintCPUSeconds: indexed.cpu[a].reduce(0, +),
-                             catalogSeconds: prints.reduce(0) { $0 + $1.duration }, fingerprintsFromCache: indexed.fromCache[a],
-                             indexBuildSeconds: buildSeconds[a], indexBytes: catalogs[a].indexByteCount,
-                             fingerprintBytes: prints.reduce(0) { $0 + $1.byteCount },
-                             queryFingerprintMilliseconds: percentiles { $0.fingerprintMilliseconds[a] },
-                             searchMilliseconds: percentiles { $0.searchMilliseconds[a] },
-                             speedRatioToPeer: peer.flatMap { peer in
-                                 // Ours: decoding + fingerprinting; a track whose fingerprint came from the cache is left out.
-                                 PeerTiming.medianRatio(peer: peer.cpuSeconds, ours: zip(indexed.decode, indexed.cpu[a]).map { $1 > 0 ? $0 + $1 : 0 })
-                             })
+                var costs = BenchmarkCosts.AlgorithmCosts(
+                    identifier: algorithms[a].identifier, fingerprintCPUSeconds: indexed.cpu[a].reduce(0, +),
+                    catalogSeconds: catalogs[a].duration, fingerprintsFromCache: indexed.fromCache[a],
+                    indexBuildSeconds: buildSeconds[a], indexBytes: catalogs[a].indexByteCount,
+                    fingerprintBytes: catalogs[a].byteCount - catalogs[a].indexByteCount,
+                    queryFingerprintMilliseconds: percentiles { $0.fingerprintMilliseconds[a] },
+                    searchMilliseconds: percentiles { $0.searchMilliseconds[a] },
+                    speedRatioToPeer: peer.flatMap { peer in
+                        // Ours: decoding + fingerprinting; a track whose fingerprint came from the cache is left out.
+                        PeerTiming.medianRatio(peer: peer.cpuSeconds, ours: zip(indexed.decode, indexed.cpu[a]).map { $1 > 0 ? $0 + $1 : 0 })
+                    })
+                if let file = loaded[a] {
+                    costs.indexFileBytes = file.fileBytes
+                    costs.indexLoadSeconds = file.loadSeconds
+                }
+                return costs
             },
             peer: peer,
             scalingLength: scalingLength, scaling: scaling, scalingExponents: Self.exponents(scaling))
@@ -206,7 +244,29 @@ public struct Benchmark {
 
     /// Every track through every algorithm: from the cache (keyed by the file's checksum) or decoded
     /// once at its own rate and resampled once per algorithm; the samples are dropped after each track.
-    private func indexCatalog(_ tracks: [String], algorithms: [AnyAlgorithm], progress: Progress) -> Indexed {
+    /// Every catalog file loaded, by algorithm: each checked against its algorithm (identifier,
+    /// revision, parameters) and this catalog's tracks, in order.
+    private func loadIndexFiles(algorithms: [AnyAlgorithm], tracks: [String]) throws -> [Int: (catalog: Catalog, loadSeconds: Double, fileBytes: Int)] {
+        var loaded: [Int: (catalog: Catalog, loadSeconds: Double, fileBytes: Int)] = [:]
+        for path in configuration.indexFiles {
+            let header = try IndexFile.Reader(path: path).header
+            guard let a = algorithms.firstIndex(where: { $0.identifier == header.algorithm }) else {
+                throw IndexFileError(path: path, reason: "indexes \(header.algorithm), which this benchmark does not run (\(algorithms.map(\.identifier).joined(separator: ", ")))")
+            }
+            guard loaded[a] == nil else { throw IndexFileError(path: path, reason: "a second index file for \(header.algorithm)") }
+            let clock = ContinuousClock.now
+            let catalog = try Catalog(algorithm: algorithms[a], indexFile: path)
+            guard catalog.names == tracks else {
+                throw IndexFileError(path: path, reason: "indexes other tracks than the dataset's catalog (\(catalog.names.count) against \(tracks.count)); rebuild it with `fpbench index build`")
+            }
+            let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            loaded[a] = (catalog, (ContinuousClock.now - clock).seconds, bytes ?? 0)
+        }
+        return loaded
+    }
+
+    private func indexCatalog(_ tracks: [String], algorithms all: [AnyAlgorithm], skipping: Set<Int> = [], progress: Progress) -> Indexed {
+        let algorithms = all.enumerated().map { skipping.contains($0.offset) ? nil : $0.element }
         let c = configuration, cache = FingerprintCache(folder: c.cacheFolder)
         let perTrack = parallelMap(tracks.count, threads: c.threads) { t -> (prints: [Result<AnyFingerprint, Error>], cpu: [Double], decode: Double, cached: [Bool]) in
             defer { progress.advance() }
@@ -215,10 +275,11 @@ public struct Benchmark {
             do { contentKey = "file:" + (try c.dataset.recordedSHA256(tracks[t]) ?? sha256Hex(file: path)) } catch {
                 return (algorithms.map { _ in .failure(error) }, algorithms.map { _ in 0 }, 0, algorithms.map { _ in false })
             }
-            let cached = algorithms.map { cache.load($0, role: .reference, contentKey: contentKey) }
+            let cached = algorithms.map { $0.flatMap { cache.load($0, role: .reference, contentKey: contentKey) } }
             var decoded: Result<Audio, Error>?
             var cpu = algorithms.map { _ in 0.0 }, decode = 0.0
             let prints = algorithms.indices.map { a -> Result<AnyFingerprint, Error> in
+                guard let algorithm = algorithms[a] else { return .failure(IndexFileError(path: tracks[t], reason: "indexed by a file")) }
                 if let hit = cached[a] { return .success(hit) }
                 if decoded == nil {
                     let start = threadCPUSeconds()
@@ -229,8 +290,8 @@ public struct Benchmark {
                     let audio = try decoded!.get()
                     let start = threadCPUSeconds()
                     defer { cpu[a] = threadCPUSeconds() - start }
-                    let print = try algorithms[a].fingerprint(audio.resampled(to: algorithms[a].sampleRate, label: path), role: .reference)
-                    cache.store(print, algorithms[a], role: .reference, contentKey: contentKey)
+                    let print = try algorithm.fingerprint(audio.resampled(to: algorithm.sampleRate, label: path), role: .reference)
+                    cache.store(print, algorithm, role: .reference, contentKey: contentKey)
                     return print
                 }
             }
@@ -238,7 +299,8 @@ public struct Benchmark {
         }
         var failures: [(Int, String)] = []
         for (t, track) in perTrack.enumerated() {
-            if let error = track.prints.lazy.compactMap({ if case .failure(let e) = $0 { return e } else { return nil } }).first {
+            if let error = track.prints.indices.lazy.filter({ algorithms[$0] != nil })
+                .compactMap({ if case .failure(let e) = track.prints[$0] { return e } else { return nil } }).first {
                 failures.append((t, "\(error)"))
             }
         }
@@ -262,7 +324,7 @@ public struct Benchmark {
     /// algorithm (through the cache: a warm run decodes and degrades nothing) and searches that
     /// algorithm's catalog.
     private func answer(_ query: BenchmarkQuery, conditions: [BenchmarkCondition], planner: QueryPlanner, cache: FingerprintCache,
-                        algorithms: [AnyAlgorithm], catalogs: [Catalog], keepPrints: Bool) -> QueryOutcome {
+                        algorithms: [AnyAlgorithm], catalogs: [Catalog], trackIndex: [String: Int], keepPrints: Bool) -> QueryOutcome {
         var outcome = QueryOutcome(answers: [], fingerprintMilliseconds: algorithms.map { _ in [] },
                                    searchMilliseconds: algorithms.map { _ in [] }, cleanPrints: algorithms.map { _ in nil })
         let keys = ContentKeys(dataset: configuration.dataset, seed: configuration.seed)
@@ -288,7 +350,7 @@ public struct Benchmark {
                     let fingerprinted = threadCPUSeconds()
                     let matches = catalogs[a].search(print, limit: Self.answersKept, applyingThreshold: false)
                     outcome.searchMilliseconds[a].append(1000 * (threadCPUSeconds() - fingerprinted))
-                    answer.top = matches.map { BenchmarkMatch(track: Int($0.reference)!, offset: $0.comparison.offset, score: $0.comparison.score,
+                    answer.top = matches.map { BenchmarkMatch(track: trackIndex[$0.reference] ?? 0, offset: $0.comparison.offset, score: $0.comparison.score,
                                                               rawFigure: $0.comparison.rawFigure, matched: algorithm.isMatch($0.comparison)) }
                     if keepPrints && condition.id == BenchmarkCondition.cleanID { outcome.cleanPrints[a] = print }
                 } catch let error as FingerprintError {
@@ -312,7 +374,7 @@ public struct Benchmark {
         let order = tracks.indices.sorted { derivedSeed(configuration.seed, "scaling", tracks[$0]) < derivedSeed(configuration.seed, "scaling", tracks[$1]) }
         let chosen = queries.indices.filter { queries[$0].length == length }
         var points: [BenchmarkCosts.ScalingPoint] = []
-        for (a, algorithm) in algorithms.enumerated() where Catalog(algorithm: algorithm).isIndexed {
+        for (a, algorithm) in algorithms.enumerated() where Catalog(algorithm: algorithm).isIndexed && prints[a].contains(where: { $0 != nil }) {  // not from an index file
             for fraction in [1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1] {
                 let kept = Array(order.prefix(max(1, Int((fraction * Double(tracks.count)).rounded(.up)))))
                 let inCatalog = Set(kept.map { tracks[$0] })

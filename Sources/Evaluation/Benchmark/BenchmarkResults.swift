@@ -108,6 +108,9 @@ public struct BenchmarkCosts: Sendable, Codable, Equatable {
         public var searchMilliseconds: [String: Percentiles]
         /// fpcalc's CPU time over ours (decoding + fingerprinting) on the same files, median of the per-file ratios.
         public var speedRatioToPeer: Double?
+        /// With `--index FILE`: the file's size and the seconds to map and check it (instead of indexing).
+        public var indexFileBytes: Int?
+        public var indexLoadSeconds: Double?
 
         /// Seconds of audio fingerprinted per CPU second (decoding excluded).
         public var audioSecondsPerCPUSecond: Double? {

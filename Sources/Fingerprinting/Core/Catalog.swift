@@ -30,6 +30,10 @@ public protocol FingerprintIndex {
     func candidates(for query: Print, limit: Int) -> [Candidate]
     /// Bytes the index itself holds, beyond the fingerprints.
     var byteCount: Int { get }
+    /// Writes the sealed index into an index file's sections ...
+    func save(to writer: inout IndexFile.Writer)
+    /// ... and reads it back (into an index made by the same algorithm, so it knows its parameters).
+    mutating func load(from reader: IndexFile.Reader) throws
 }
 
 extension FingerprintIndex {
@@ -45,6 +49,8 @@ public struct BruteForceIndex<Print: Fingerprint>: FingerprintIndex {
         (0..<count).map { Candidate(reference: $0, offset: nil, hits: 0) }
     }
     public var byteCount: Int { 0 }
+    public func save(to writer: inout IndexFile.Writer) { writer.set("references", Double(count)) }
+    public mutating func load(from reader: IndexFile.Reader) throws { count = Int(try reader.value("references")) }
 }
 
 /// One answer of a catalog search.
@@ -57,7 +63,13 @@ public struct Match: Sendable, Equatable {
 public final class Catalog {
     public let algorithm: AnyAlgorithm
     public private(set) var names: [String] = []
-    private var prints: [AnyFingerprint] = []
+    /// The references' fingerprints: all held in a built catalog; in one read from an index file, each
+    /// decoded from the file when a candidate first needs verifying.
+    private var prints: [AnyFingerprint?] = []
+    private var durations: [Double] = []
+    private var printBytes = 0
+    private var file: IndexFile.Reader?
+    private let printLock = NSLock()
     private let index: any AnyIndexBox
     private var sealed = false
     /// How many of the index's candidates are verified with `compare` (more: slower, fewer misses
@@ -77,6 +89,49 @@ public final class Catalog {
         index.add(fingerprint.base, reference: prints.count)
         names.append(name)
         prints.append(fingerprint)
+        durations.append(fingerprint.duration)
+        printBytes += fingerprint.byteCount
+    }
+
+    /// Reads a catalog written by `save`: the index's postings stay in the mapped file, fingerprints
+    /// are read when verification needs them. The file must come from this algorithm with this profile.
+    public init(algorithm: AnyAlgorithm, indexFile path: String) throws {
+        let reader = try IndexFile.Reader(path: path)
+        let header = reader.header
+        func refuse(_ what: String) -> Error { IndexFileError(path: path, reason: "was written for \(what); rebuild it with `fpbench index build`") }
+        guard header.algorithm == algorithm.identifier else { throw refuse("\(header.algorithm), not \(algorithm.identifier)") }
+        guard header.revision == algorithm.revision else { throw refuse("revision \(header.revision) of \(header.algorithm), not \(algorithm.revision)") }
+        guard header.profile == algorithm.profile.key else { throw refuse("other parameters of \(header.algorithm) (\(header.profile))") }
+        self.algorithm = algorithm
+        index = algorithm.makeIndex()
+        try index.load(from: reader)
+        names = header.references
+        durations = header.durations
+        prints = Array(repeating: nil, count: names.count)
+        printBytes = Int(try reader.value("printBytes"))
+        file = reader
+        sealed = true
+    }
+
+    /// Writes the sealed catalog as an index file (see `IndexFile`).
+    public func save(to path: String) throws {
+        seal()
+        var writer = IndexFile.Writer(algorithm: algorithm, references: names, durations: durations)
+        index.save(to: &writer)
+        for (i, print) in prints.enumerated() { if let print { writer.add("print.\(i)", try algorithm.encode(print)) } }
+        writer.set("printBytes", Double(printBytes))
+        try writer.write(to: path)
+    }
+
+    /// Reference `i`'s fingerprint (from the index file on first use; nil if it cannot be read).
+    private func referencePrint(_ i: Int) -> AnyFingerprint? {
+        printLock.withLock {
+            if let held = prints[i] { return held }
+            guard let file, let bytes = try? file.bytes("print.\(i)"),
+                  let decoded = try? algorithm.decode(Data(bytes)) else { return nil }
+            prints[i] = decoded
+            return decoded
+        }
     }
 
     /// Whether the algorithm brings an index of its own (otherwise every search is brute force).
@@ -109,7 +164,7 @@ public final class Catalog {
     /// The algorithm's comparison with the stretch of the reference around the candidate's offset
     /// (the whole reference when the index does not align or the fingerprint cannot be cut).
     private func verify(_ query: AnyFingerprint, _ candidate: Candidate) -> Comparison {
-        let reference = prints[candidate.reference]
+        guard let reference = referencePrint(candidate.reference) else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
         guard let offset = candidate.offset,
               let stretch = algorithm.slice(reference, from: offset - verifyMargin, duration: query.duration + 2 * verifyMargin)
         else { return algorithm.compare(query: query, reference: reference) }
@@ -119,9 +174,9 @@ public final class Catalog {
     }
 
     /// Seconds of reference audio held.
-    public var duration: Double { prints.reduce(0) { $0 + $1.duration } }
+    public var duration: Double { durations.reduce(0, +) }
     /// Bytes held: the fingerprints' payload plus the index.
-    public var byteCount: Int { prints.reduce(0) { $0 + $1.byteCount } + index.byteCount }
+    public var byteCount: Int { printBytes + index.byteCount }
     /// Bytes of the index alone.
     public var indexByteCount: Int { index.byteCount }
 }
@@ -133,6 +188,8 @@ protocol AnyIndexBox: AnyObject {
     func candidates(for print: any Fingerprint, limit: Int) -> [Candidate]
     var byteCount: Int { get }
     var isIndexed: Bool { get }
+    func save(to writer: inout IndexFile.Writer)
+    func load(from reader: IndexFile.Reader) throws
 }
 
 final class IndexBox<Index: FingerprintIndex>: AnyIndexBox {
@@ -143,4 +200,6 @@ final class IndexBox<Index: FingerprintIndex>: AnyIndexBox {
     func candidates(for print: any Fingerprint, limit: Int) -> [Candidate] { index.candidates(for: print as! Index.Print, limit: limit) }
     var byteCount: Int { index.byteCount }
     var isIndexed: Bool { !(index is BruteForceIndex<Index.Print>) }
+    func save(to writer: inout IndexFile.Writer) { index.save(to: &writer) }
+    func load(from reader: IndexFile.Reader) throws { try index.load(from: reader) }
 }

@@ -3,6 +3,9 @@ struct ReferenceLayout {
     /// The global position of each reference's first step, and one past the last.
     private(set) var starts: [UInt32] = [0]
 
+    init() {}
+    init(starts: [UInt32]) { self.starts = starts.isEmpty ? [0] : starts }
+
     /// Reserves `length` positions for the next reference; returns the first.
     mutating func add(length: Int) -> UInt32 {
         let first = starts.last!
@@ -36,8 +39,11 @@ struct ReferenceLayout {
 /// up by binary search. Eight bytes an entry and no allocation per key, so a catalog of hours stays
 /// one array.
 struct Postings {
-    /// key << 32 | global position.
-    private var entries: [UInt64] = []
+    /// key << 32 | global position, while references are added ...
+    private var pending: [UInt64] = []
+    /// ... and once sealed: sorted, held by `owner` (the index's own memory, or a mapped index file).
+    private var entries = UnsafeBufferPointer<UInt64>(start: nil, count: 0)
+    private var owner: AnyObject?
     private(set) var layout = ReferenceLayout()
     /// Where each bucket of keys (key >> `bucketShift`) starts in `entries`: a binary search runs
     /// within one bucket only. About one bucket per four entries, at most 2^20 (4 MiB).
@@ -51,11 +57,15 @@ struct Postings {
     /// Reserves `length` global positions for the next reference; returns the first.
     mutating func addReference(length: Int) -> UInt32 { layout.add(length: length) }
 
-    mutating func append(key: UInt32, position: UInt32) { entries.append(UInt64(key) << 32 | UInt64(position)) }
+    mutating func append(key: UInt32, position: UInt32) { pending.append(UInt64(key) << 32 | UInt64(position)) }
 
     mutating func seal() {
-        radixSort(&entries, bits: 64)
-        precondition(entries.count < Int(UInt32.max), "too many postings for one index")
+        radixSort(&pending, bits: 64)
+        precondition(pending.count < Int(UInt32.max), "too many postings for one index")
+        let owned = OwnedBuffer(pending)
+        pending = []
+        entries = owned.buffer
+        owner = owned
         let bucketBits = min(20, keyBits, max(1, (Int.bitWidth - entries.count.leadingZeroBitCount) - 2))
         bucketShift = UInt32(keyBits - bucketBits)
         directory = [UInt32](repeating: 0, count: (1 << bucketBits) + 1)
@@ -77,6 +87,28 @@ struct Postings {
         guard high - low <= limit else { return high - low }
         for i in low..<high { body(UInt32(truncatingIfNeeded: entries[i])) }
         return high - low
+    }
+
+    /// Writes the sealed postings as sections named after `prefix`.
+    func save(_ prefix: String, to writer: inout IndexFile.Writer) {
+        writer.add(prefix + ".entries", entries)
+        directory.withUnsafeBufferPointer { writer.add(prefix + ".directory", $0) }
+        layout.starts.withUnsafeBufferPointer { writer.add(prefix + ".starts", $0) }
+        writer.set(prefix + ".bucketShift", Double(bucketShift))
+    }
+
+    /// Sealed postings read from an index file: the entries stay in the mapping (paged in as queries
+    /// touch them); the directory and the layout are copied.
+    init(keyBits: Int, _ prefix: String, from reader: IndexFile.Reader) throws {
+        self.keyBits = keyBits
+        entries = try reader.array(prefix + ".entries", of: UInt64.self)
+        owner = reader
+        directory = Array(try reader.array(prefix + ".directory", of: UInt32.self))
+        layout = ReferenceLayout(starts: Array(try reader.array(prefix + ".starts", of: UInt32.self)))
+        bucketShift = UInt32(try reader.value(prefix + ".bucketShift"))
+        guard directory.count >= 2, Int(directory.last!) == entries.count, layout.starts.first == 0 else {
+            throw IndexFileError(path: reader.header.algorithm, reason: "damaged postings \(prefix)")
+        }
     }
 
     var referenceCount: Int { layout.count }
@@ -151,4 +183,15 @@ func radixSort(_ values: inout [UInt64], bits: Int) {
         }
         swap(&values, &buffer)
     }
+}
+
+/// Sorted postings the index owns (a copy out of the array it was built in, freed with the index).
+final class OwnedBuffer: @unchecked Sendable {
+    let buffer: UnsafeBufferPointer<UInt64>
+    init(_ values: [UInt64]) {
+        let memory = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: values.count)
+        _ = memory.initialize(from: values)
+        buffer = UnsafeBufferPointer(memory)
+    }
+    deinit { buffer.deallocate() }
 }
