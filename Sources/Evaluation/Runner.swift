@@ -20,6 +20,8 @@ public struct RunConfiguration: Sendable {
     public var searchCatalogs = true
     /// Queries per source and test, each with its own seeded crop and draws (the thesis: 1).
     public var queriesPerSource = 1
+    /// Run only this part of the suite's tests (test i belongs to part i mod N); `fpbench merge` gathers them.
+    public var shard: Shard?
 
     public init(dataset: Dataset, algorithms: [AnyAlgorithm], suite: Suite, seed: UInt64, threads: Int,
                 cacheFolder: URL?, keepAudioFolder: URL?, showProgress: Bool, toolVersion: String) {
@@ -71,6 +73,35 @@ public struct Runner {
     }
 
     public func run() -> RunResults {
+        var c = configuration
+        let suite = c.suite
+        if let shard = c.shard { c.suite.tests = suite.tests.indices.filter(shard.includes).map { suite.tests[$0] } }
+        var results = Runner(c, excerptAudio: excerptAudio).runAll()
+        // Problems follow the suite's order of tests (those of no test first), so parts merge into the same list.
+        let position = Dictionary(uniqueKeysWithValues: suite.tests.enumerated().map { ($0.element.id, $0.offset) })
+        func ordered(_ problems: [RunResults.Problem]) -> [RunResults.Problem] {
+            problems.enumerated().sorted { (position[$0.element.test ?? ""] ?? -1, $0.offset) < (position[$1.element.test ?? ""] ?? -1, $1.offset) }.map(\.element)
+        }
+        results.skipped = ordered(results.skipped)
+        results.failures = ordered(results.failures)
+        if var shard = c.shard {
+            shard.configuration = configurationKey(suite)
+            results.shard = shard
+        }
+        return results
+    }
+
+    /// What every part of a sharded run shares: tool, seed, draws, dataset, algorithms, the whole suite.
+    private func configurationKey(_ suite: Suite) -> String {
+        let c = configuration, encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var text = "\(c.toolVersion)|seed \(c.seed)|draws \(c.queriesPerSource)|\(c.dataset.manifestSHA256)|catalogs \(c.searchCatalogs)"
+        text += c.algorithms.map { "|\($0.identifier):r\($0.revision):\($0.profile.key)" }.joined()
+        text += "|" + ((try? encoder.encode(suite)).map { String(decoding: $0, as: UTF8.self) } ?? suite.name)
+        return sha256Hex(Data(text.utf8))
+    }
+
+    private func runAll() -> RunResults {
         let c = configuration
         let progress = Progress(enabled: c.showProgress)
         var problems = Problems()

@@ -13,10 +13,10 @@ struct IndexCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write an algorithm's index of a dataset's catalog tracks to a file.",
             discussion: """
-            The file holds the algorithm's index (its postings, read in place through a memory mapping, so \\
-            a catalog larger than memory still answers), its identity (identifier, revision, every \\
-            parameter: a file made with other parameters is refused) and each track's fingerprint for \\
-            verification (read only when a candidate needs it). Use it with `fpbench benchmark --index FILE` \\
+            The file holds the algorithm's index (its postings, read in place through a memory mapping, so \
+            a catalog larger than memory still answers), its identity (identifier, revision, every \
+            parameter: a file made with other parameters is refused) and each track's fingerprint for \
+            verification (read only when a candidate needs it). Use it with `fpbench benchmark --index FILE` \
             and `fpbench identify --index FILE`.
 
             Example:

@@ -5,12 +5,12 @@ import Reporting
 
 struct Merge: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Gather the parts of a sharded benchmark into the results an unsharded run writes.",
+        abstract: "Gather the parts of a sharded benchmark or suite run into the results an unsharded run writes.",
         discussion: """
-        Each part is the results.json of `fpbench benchmark --shard I/N` (I from 0 to N-1). The merged \\
-        results.json, summary, tables and figures are byte for byte those of the same benchmark run \\
-        without --shard (the costs section aside: each shard measured its own). A missing or repeated \\
-        part is named; a part from another configuration (seed, dataset manifest, version, spec, \\
+        Each part is the results.json of `fpbench benchmark --shard I/N` or `fpbench run --shard I/N` (I from 0 to N-1). The merged \
+        results.json, summary, tables and figures are byte for byte those of the same benchmark run \
+        without --shard (the costs section aside: each shard measured its own). A missing or repeated \
+        part is named; a part from another configuration (seed, dataset manifest, version, spec, \
         algorithms or their parameters) is refused with the reason.
 
         Example (scripts/slurm/benchmark.sbatch runs the parts as a Slurm job array):
@@ -22,15 +22,27 @@ struct Merge: ParsableCommand {
     @Argument(help: "The parts' results.json files.") var parts: [String]
     @Option(help: "Output folder.") var out = "runs/merged"
 
+    /// Only the field that tells a benchmark's results from a run's.
+    private struct Kind: Decodable { var kind: String? }
+
     func run() throws {
-        let loaded = try parts.map { path -> (path: String, results: BenchmarkResults) in
+        let files = try parts.map { path -> (path: String, data: Data) in
             guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("\(path): no such file") }
-            return (path, try validated { try BenchmarkResults.decode(data, path: path) })
+            return (path, data)
         }
-        let merged = try validated { try BenchmarkResults.merge(loaded) }
         let folder = URL(fileURLWithPath: out)
-        try OutputFolder.write(folder) { try BenchmarkReport.write(merged, costs: nil, to: folder) }
-        FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.answers.count) answers\n".utf8))
+        guard let first = files.first else { throw ValidationError("give the parts' results.json files") }
+        if (try? JSONDecoder().decode(Kind.self, from: first.data))?.kind == "benchmark" {
+            let loaded = try files.map { file in (path: file.path, results: try validated { try BenchmarkResults.decode(file.data, path: file.path) }) }
+            let merged = try validated { try BenchmarkResults.merge(loaded) }
+            try OutputFolder.write(folder) { try BenchmarkReport.write(merged, costs: nil, to: folder) }
+            FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.answers.count) answers\n".utf8))
+        } else {
+            let loaded = try files.map { file in (path: file.path, results: try validated { try RunResults.decode(file.data, path: file.path) }) }
+            let merged = try validated { try RunResults.merge(loaded) }
+            try OutputFolder.write(folder) { try ReportWriter.write(merged, to: folder) }
+            FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.tests.count) tests\n".utf8))
+        }
         print(folder.appendingPathComponent("summary.md").path)
     }
 }

@@ -26,13 +26,16 @@ struct Run: ParsableCommand {
     @OptionGroup var suite: SuiteOptions
     @Option(help: "Output folder.") var out = "runs/latest"
     @Flag(help: "Write each degraded query as WAV under OUT/queries/ so you can listen to it.") var keepAudio = false
+    @Option(help: "Run only part I of N of the suite's tests (test i in part i mod N; I from 0); `fpbench merge` gathers the parts.")
+    var shard: String?
     @OptionGroup var options: RunOptions
 
     func run() throws {
         let started = Date()
         let outFolder = URL(fileURLWithPath: out)
-        let configuration = try options.configuration(algorithms: algorithms, suite: try suite.load(), draws: suite.draws,
+        var configuration = try options.configuration(algorithms: algorithms, suite: try suite.load(), draws: suite.draws,
                                                        keepAudioFolder: keepAudio ? outFolder.appendingPathComponent("queries") : nil)
+        configuration.shard = try shard.map { text in try validated { try Shard(parsing: text) } }
         let chosen = configuration.algorithms, chosenSuite = configuration.suite
         var results: RunResults!
         try OutputFolder.write(outFolder) {

@@ -67,6 +67,24 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
 }
 
 @Suite(.serialized) struct ShardTests {
+    /// A suite run in three parts (test i in part i mod 3), merged, is the whole run byte for byte,
+    /// skipped tests and pair measures included.
+    @Test func mergedSuitePartsAreTheWholeRun() throws {
+        func run(_ shard: Shard?) throws -> RunResults {
+            var configuration = RunConfiguration(dataset: try ciDataset(), algorithms: try ["haitsma-kalker", "constellation"].map(AlgorithmRegistry.algorithm),
+                                                 suite: .thesis, seed: 2013, threads: 2, cacheFolder: nil, keepAudioFolder: nil,
+                                                 showProgress: false, toolVersion: "test")
+            configuration.queriesPerSource = 2
+            configuration.shard = shard
+            return Runner(configuration).run()
+        }
+        let whole = try run(nil)
+        let parts = try (0..<3).map { (path: "part-\($0)", results: try run(Shard(index: $0, count: 3))) }
+        #expect(parts.allSatisfy { $0.results.tests.count < whole.tests.count })
+        #expect(try RunResults.merge(parts.reversed()).encoded() == whole.encoded())
+        #expect { try RunResults.merge(Array(parts.prefix(2))) } throws: { "\($0)".contains("part 2 of 3 missing") }
+    }
+
     /// Three parts, merged, are the unsharded benchmark byte for byte; a missing, repeated or foreign
     /// part is named.
     @Test func mergedPartsAreTheWholeRun() throws {

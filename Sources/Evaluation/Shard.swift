@@ -1,0 +1,91 @@
+import Foundation
+
+/// One of `count` deterministic parts of a benchmark or a suite run (`--shard I/N`, I from 0 to N-1, as
+/// Slurm's `%a` of `--array=0-(N-1)`): a benchmark's query i, or a suite's test i, belongs to part
+/// i mod N. Every benchmark part indexes the whole catalog (from the shared fingerprint cache) and
+/// answers its part of the queries; `fpbench merge` gathers the parts into the results an unsharded
+/// run writes, byte for byte.
+public struct Shard: Sendable, Codable, Equatable {
+    public var index: Int
+    public var count: Int
+    /// What every part of one run shares (tool, seed, dataset, algorithms and their profiles, the spec
+    /// and queries or the whole suite), as a SHA-256: a merge refuses a part whose differs.
+    public var configuration: String
+
+    public init(index: Int, count: Int, configuration: String = "") {
+        self.index = index
+        self.count = count
+        self.configuration = configuration
+    }
+
+    /// "I/N" with 0 <= I < N <= 10,000.
+    public init(parsing text: String) throws {
+        let parts = text.split(separator: "/").map { Int($0) }
+        guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, n <= 10_000, i >= 0, i < n else {
+            throw DatasetError(path: "--shard \(text)", reason: "write I/N with 0 <= I < N <= 10,000 (Slurm: --shard $SLURM_ARRAY_TASK_ID/N with --array=0-(N-1))")
+        }
+        self.init(index: i, count: n)
+    }
+
+    func includes(_ item: Int) -> Bool { item % count == index }
+
+    /// The parts of one run, checked: one count, one configuration, each index once, none missing.
+    static func check(_ parts: [(path: String, shard: Shard?)]) throws -> Shard {
+        guard let first = parts.first else { throw DatasetError(path: "merge", reason: "no parts given") }
+        guard let shard = first.shard else { throw DatasetError(path: first.path, reason: "not a shard's part (written without --shard)") }
+        var byIndex: [Int: String] = [:]
+        for (path, s) in parts {
+            guard let s else { throw DatasetError(path: path, reason: "not a shard's part (written without --shard)") }
+            guard s.count == shard.count else { throw DatasetError(path: path, reason: "is part \(s.index) of \(s.count), the others of \(shard.count)") }
+            guard s.configuration == shard.configuration else {
+                throw DatasetError(path: path, reason: "comes from another configuration than \(first.path) (seed, dataset manifest, version, spec, algorithms or their parameters differ)")
+            }
+            if let other = byIndex[s.index] { throw DatasetError(path: path, reason: "part \(s.index) is given twice (also \(other))") }
+            byIndex[s.index] = path
+        }
+        let missing = (0..<shard.count).filter { byIndex[$0] == nil }
+        guard missing.isEmpty else {
+            throw DatasetError(path: "merge", reason: "part\(missing.count == 1 ? "" : "s") \(missing.map(String.init).joined(separator: ", ")) of \(shard.count) missing")
+        }
+        return shard
+    }
+
+    /// Problems of several parts, each once (those every part meets, as an unreadable reference, are
+    /// listed by each), in part order.
+    static func once(_ lists: [[RunResults.Problem]]) -> [RunResults.Problem] {
+        var seen: [RunResults.Problem] = []
+        for problem in lists.joined() where !seen.contains(problem) { seen.append(problem) }
+        return seen
+    }
+}
+
+extension BenchmarkResults {
+    /// The SHA-256 of everything but the answers, problems and shard: equal for every part of one benchmark.
+    var configurationKey: String {
+        var shared = self
+        shared.answers = []
+        shared.skipped = []
+        shared.failures = []
+        shared.shard = nil
+        return (try? shared.encoded()).map(sha256Hex) ?? ""
+    }
+
+    /// The parts of one sharded benchmark (each with its file's path, for messages) gathered into the
+    /// results the unsharded run writes: answers in query order, problems each once, in shard order.
+    public static func merge(_ parts: [(path: String, results: BenchmarkResults)]) throws -> BenchmarkResults {
+        for (path, results) in parts where results.shard != nil && results.configurationKey != results.shard!.configuration {
+            throw DatasetError(path: path, reason: "its content does not match its configuration (edited or damaged)")
+        }
+        _ = try Shard.check(parts.map { ($0.path, $0.results.shard) })
+        let sorted = parts.sorted { $0.results.shard!.index < $1.results.shard!.index }
+        var merged = sorted[0].results
+        merged.shard = nil
+        let order = Dictionary(uniqueKeysWithValues: merged.queries.enumerated().map { ($0.element.id, $0.offset) })
+        // Each part lists its answers in query order; a stable sort by query interleaves them.
+        merged.answers = sorted.flatMap(\.results.answers).enumerated()
+            .sorted { (order[$0.element.query] ?? 0, $0.offset) < (order[$1.element.query] ?? 0, $1.offset) }.map(\.element)
+        merged.skipped = Shard.once(sorted.map(\.results.skipped))
+        merged.failures = Shard.once(sorted.map(\.results.failures))
+        return merged
+    }
+}
