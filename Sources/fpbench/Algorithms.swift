@@ -51,6 +51,9 @@ struct ExternalOption: ParsableArguments {
         valueName: "ALGORITHM.PARAMETER=VALUE"))
     var settings: [String] = []
 
+    /// The options as given, to pass on to a child `fpbench`.
+    var arguments: [String] { files.flatMap { ["--external", $0] } + settings.flatMap { ["--set", $0] } }
+
     /// Every built-in algorithm, then the external ones.
     func algorithms() throws -> [AnyAlgorithm] {
         try AlgorithmRegistry.all + files.map { file in try validated { AnyAlgorithm(try ExternalAlgorithm.load(file)) } }

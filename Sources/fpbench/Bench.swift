@@ -13,7 +13,10 @@ struct Bench: ParsableCommand {
         counts) and the fingerprint's bytes per second of audio. When Chromaprint's `fpcalc` is installed \
         (Debian libchromaprint-tools), it is timed on the same files in the same run, alternating with the \
         algorithms, and each algorithm gets its speed ratio to fpcalc: the median over the files of \
-        fpcalc's CPU time over ours (above 1, ours is faster). \
+        fpcalc's CPU time over ours (above 1, ours is faster). Each algorithm's peak resident memory is \
+        measured in a process of its own (`fpbench fingerprint`, start-up included; fpcalc's likewise), and \
+        its CPU time is set against decoding and resampling the same files alone with the same reader \
+        (× decode alone: 1.00 would mean fingerprinting costs nothing). \
         Build in release mode for meaningful figures: swift build -c release.
 
         Example: .build/release/fpbench bench Datasets/catalog/audio/wesnoth/*.ogg
@@ -54,21 +57,53 @@ struct Bench: ParsableCommand {
                 }
             }
         }
+        // The floor: decoding and resampling alone, at each distinct rate, with the same reader.
+        var floor: [Double: [Double]] = [:]
+        for rate in Set(chosen.map(\.sampleRate)) {
+            floor[rate] = try files.map { file in
+                try (0..<`repeat`).map { _ in
+                    let clock = CPUClock()
+                    _ = try reportingFailure(file) { try AudioReader.read(file, sampleRate: rate) }
+                    return clock.elapsed
+                }.min() ?? .infinity
+            }
+        }
+        // Peak memory: each algorithm alone in a process of its own (`fpbench fingerprint`), the largest over the files.
+        let memory = chosen.map { algorithm in
+            files.compactMap { file in try? ChildRun.run(Bench.executable, ["fingerprint", "-a", algorithm.identifier, file] + external.arguments) }
+                .filter { $0.status == 0 }.map(\.peakResidentBytes).max()
+        }
+        let peerMemory = peerAvailable ? files.compactMap { PeerTiming.fpcalc([$0])?.peakResidentBytes?.first }.max() : nil
+
         let totalAudio = audioSeconds.reduce(0, +)
-        print("algorithm        audio s   CPU s    audio s / CPU s   bytes / s" + (peerAvailable ? "   fpcalc CPU / ours (median over files)" : ""))
-        func row(_ name: String, _ cpu: [Double], _ bytesPerSecond: Double?, _ ratio: Double?) {
+        print("algorithm        audio s   CPU s    audio s / CPU s   bytes / s   peak MB   × decode alone" + (peerAvailable ? "   fpcalc CPU / ours (median over files)" : ""))
+        func row(_ name: String, _ cpu: [Double], _ bytesPerSecond: Double?, _ peak: Int?, _ overFloor: Double?, _ ratio: Double?) {
             let total = cpu.reduce(0, +)
-            print(name.padding(toLength: 16, withPad: " ", startingAt: 0)
-                  + String(format: "%8.1f %8.3f %17.0f", totalAudio, total, totalAudio / total)
-                  + (bytesPerSecond.map { String(format: " %11.1f", $0) } ?? String(repeating: " ", count: 12))
-                  + (ratio.map { String(format: " %12.2f", $0) } ?? ""))
+            func column(_ value: Double?, _ format: String, width: Int) -> String {
+                value.map { String(format: format, $0) } ?? String(repeating: " ", count: width)
+            }
+            var line = name.padding(toLength: 16, withPad: " ", startingAt: 0)
+            line += String(format: "%8.1f %8.3f %17.0f", totalAudio, total, totalAudio / total)
+            line += column(bytesPerSecond, " %11.1f", width: 12)
+            line += column(peak.map { Double($0) / 1_000_000 }, " %9.0f", width: 10)
+            line += column(overFloor, " %16.2f", width: 17)
+            line += ratio.map { String(format: " %12.2f", $0) } ?? ""
+            print(line)
         }
         for (a, algorithm) in chosen.enumerated() {
-            row(algorithm.identifier, ours[a], Double(bytes[a].reduce(0, +)) / totalAudio,
-                peerAvailable ? PeerTiming.medianRatio(peer: peer, ours: ours[a]) : nil)
+            let decode = floor[algorithm.sampleRate]?.reduce(0, +) ?? 0
+            row(algorithm.identifier, ours[a], Double(bytes[a].reduce(0, +)) / totalAudio, memory[a],
+                decode > 0 ? ours[a].reduce(0, +) / decode : nil, peerAvailable ? PeerTiming.medianRatio(peer: peer, ours: ours[a]) : nil)
         }
-        if peerAvailable { row("fpcalc (peer)", peer, nil, nil) } else if !noPeer {
+        for rate in floor.keys.sorted() { row("decode @\(Int(rate))", floor[rate]!, nil, nil, nil, nil) }
+        if peerAvailable { row("fpcalc (peer)", peer, nil, peerMemory, nil, nil) } else if !noPeer {
             FileHandle.standardError.write(Data("fpcalc not timed: not installed or failed (apt-get install libchromaprint-tools)\n".utf8))
         }
+    }
+
+    /// This executable, for measuring one algorithm in a process of its own.
+    static var executable: String {
+        let path = CommandLine.arguments[0]
+        return path.contains("/") ? URL(fileURLWithPath: path).standardizedFileURL.path : (Bundle.main.executablePath ?? path)
     }
 }

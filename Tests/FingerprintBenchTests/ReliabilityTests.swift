@@ -184,3 +184,18 @@ import Testing
         #expect { try DatasetFolder.manifest(folder, pairsFile: pairs) } throws: { "\($0)".contains("SOURCE,ALTERNATE") }
     }
 }
+
+@Suite struct ChildRunTests {
+    /// A child's peak memory is its own: a small program reads small however large this test process
+    /// is, and one that holds 80 MB reads at least that; its exit status and output come back.
+    @Test func aChildIsMeasuredApartFromItsParent() throws {
+        let ballast = [UInt8](repeating: 1, count: 120_000_000)  // this process: over 120 MB resident (every page written)
+        #expect(ballast[ballast.count - 1] == 1)
+        let small = try ChildRun.run("/bin/sh", ["-c", "echo hello; sleep 0.05; exit 3"])
+        #expect(small.status == 3 && String(decoding: small.output, as: UTF8.self) == "hello\n")
+        #expect(small.peakResidentBytes > 0 && small.peakResidentBytes < 30_000_000, "\(small.peakResidentBytes)")
+        let large = try ChildRun.run("/usr/bin/python3", ["-c", "x = bytearray(80_000_000); import time; time.sleep(0.1)"])
+        #expect(large.status == 0 && large.peakResidentBytes > 80_000_000, "\(large.peakResidentBytes)")
+        #expect(throws: (any Error).self) { try ChildRun.run("/no/such/program", []) }
+    }
+}

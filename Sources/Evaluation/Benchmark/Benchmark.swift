@@ -463,6 +463,8 @@ public struct PeerTiming: Sendable, Codable, Equatable {
     public var audioSeconds: Double
     /// CPU seconds of each `fpcalc` process (user + system, start-up included).
     public var cpuSeconds: [Double]
+    /// Peak resident memory of each `fpcalc` process, in bytes.
+    public var peakResidentBytes: [Int]?
     public var failure: String?
 
     public var audioSecondsPerCPUSecond: Double? {
@@ -474,25 +476,18 @@ public struct PeerTiming: Sendable, Codable, Equatable {
     public static func fpcalc(_ paths: [String]) -> PeerTiming? {
         guard let executable = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
             .map({ "\($0)/fpcalc" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
-        var timing = PeerTiming(command: "fpcalc -raw -length 0 FILE", files: 0, audioSeconds: 0, cpuSeconds: [])
+        var timing = PeerTiming(command: "fpcalc -raw -length 0 FILE", files: 0, audioSeconds: 0, cpuSeconds: [], peakResidentBytes: [])
         for path in paths {
-            let before = processCPUSeconds(RUSAGE_CHILDREN)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["-raw", "-length", "0", path]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            do { try process.run() } catch { timing.failure = "\(error)"; return timing }
-            let printed = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            let child: ChildRun
+            do { child = try ChildRun.run(executable, ["-raw", "-length", "0", path]) } catch { timing.failure = "\(error)"; return timing }
             // fpcalc exits 3 when its decoder reports an error at the very end of some Ogg files, after
             // printing the whole fingerprint; that still counts as fingerprinted.
-            guard process.terminationStatus == 0 || String(decoding: printed, as: UTF8.self).contains("FINGERPRINT=") else {
-                timing.failure = "fpcalc exited with \(process.terminationStatus) on \(path)"
+            guard child.status == 0 || String(decoding: child.output, as: UTF8.self).contains("FINGERPRINT=") else {
+                timing.failure = "fpcalc exited with \(child.status) on \(path)"
                 return timing
             }
-            timing.cpuSeconds.append(processCPUSeconds(RUSAGE_CHILDREN) - before)
+            timing.cpuSeconds.append(child.cpuSeconds)
+            timing.peakResidentBytes?.append(child.peakResidentBytes)
             timing.audioSeconds += (try? AudioReader.duration(path)) ?? 0
             timing.files += 1
         }

@@ -131,16 +131,14 @@ public struct LSHIndex: FingerprintIndex {
     public var byteCount: Int { postings.byteCount + imageHops.count * 4 + hops.starts.count * 4 }
 
     public func save(to writer: inout IndexFile.Writer) {
-        postings.save("keys", to: &writer)
+        postings.save("keys", step: step, to: &writer)
         imageHops.withUnsafeBufferPointer { writer.add("imageHops", $0) }
         hops.starts.withUnsafeBufferPointer { writer.add("hops", $0) }
-        writer.set("step", step)
     }
 
     public mutating func load(from reader: IndexFile.Reader) throws {
-        postings = try Postings(keyBits: 32, "keys", from: reader)
+        (postings, step) = try Postings.load(keyBits: 32, "keys", from: reader)
         imageHops = Array(try reader.array("imageHops", of: UInt32.self))
         hops = ReferenceLayout(starts: Array(try reader.array("hops", of: UInt32.self)))
-        step = try reader.value("step")
     }
 }

@@ -34,13 +34,6 @@ public struct SubFingerprintLookup: FingerprintIndex {
 
     public var byteCount: Int { postings.byteCount }
 
-    public func save(to writer: inout IndexFile.Writer) {
-        postings.save("words", to: &writer)
-        writer.set("step", step)
-    }
-
-    public mutating func load(from reader: IndexFile.Reader) throws {
-        postings = try Postings(keyBits: 32, "words", from: reader)
-        step = try reader.value("step")
-    }
+    public func save(to writer: inout IndexFile.Writer) { postings.save("words", step: step, to: &writer) }
+    public mutating func load(from reader: IndexFile.Reader) throws { (postings, step) = try Postings.load(keyBits: 32, "words", from: reader) }
 }

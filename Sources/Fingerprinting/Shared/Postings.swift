@@ -111,6 +111,16 @@ struct Postings {
         }
     }
 
+    /// With the seconds one position stands for, as the hash and word indexes keep them.
+    func save(_ prefix: String, step: Double, to writer: inout IndexFile.Writer) {
+        save(prefix, to: &writer)
+        writer.set(prefix + ".step", step)
+    }
+
+    static func load(keyBits: Int, _ prefix: String, from reader: IndexFile.Reader) throws -> (postings: Postings, step: Double) {
+        (try Postings(keyBits: keyBits, prefix, from: reader), try reader.value(prefix + ".step"))
+    }
+
     var referenceCount: Int { layout.count }
     var byteCount: Int { entries.count * 8 + layout.starts.count * 4 + directory.count * 4 }
 

@@ -75,13 +75,6 @@ public struct InvertedHashIndex: FingerprintIndex {
 
     public var byteCount: Int { postings.byteCount }
 
-    public func save(to writer: inout IndexFile.Writer) {
-        postings.save("hashes", to: &writer)
-        writer.set("step", step)
-    }
-
-    public mutating func load(from reader: IndexFile.Reader) throws {
-        postings = try Postings(keyBits: 20, "hashes", from: reader)
-        step = try reader.value("step")
-    }
+    public func save(to writer: inout IndexFile.Writer) { postings.save("hashes", step: step, to: &writer) }
+    public mutating func load(from reader: IndexFile.Reader) throws { (postings, step) = try Postings.load(keyBits: 20, "hashes", from: reader) }
 }
