@@ -30,7 +30,7 @@ public struct Shard: Sendable, Codable, Equatable {
     func includes(_ item: Int) -> Bool { item % count == index }
 
     /// The parts of one run, checked: one count, one configuration, each index once, none missing.
-    static func check(_ parts: [(path: String, shard: Shard?)]) throws -> Shard {
+    public static func check(_ parts: [(path: String, shard: Shard?)]) throws -> Shard {
         guard let first = parts.first else { throw DatasetError(path: "merge", reason: "no parts given") }
         guard let shard = first.shard else { throw DatasetError(path: first.path, reason: "not a shard's part (written without --shard)") }
         var byIndex: [Int: String] = [:]

@@ -18,6 +18,26 @@ public enum SweepReport {
         public var rate: String
         /// How breaking points were refined: "bisection" or "interpolation" between grid levels.
         public var refinement: String
+        /// For a part of a sharded sweep: which part, and every algorithm of the whole sweep in order.
+        public var shard: Shard?
+        public var algorithms: [String]?
+
+        /// The parts of one sharded sweep (algorithm i in part i mod N) gathered into the whole sweep's record.
+        public static func merge(_ parts: [(path: String, record: Record)]) throws -> Record {
+            _ = try Shard.check(parts.map { ($0.path, $0.record.shard) })
+            var merged = parts[0].record
+            let order = Dictionary(uniqueKeysWithValues: (merged.algorithms ?? []).enumerated().map { ($0.element, $0.offset) })
+            var levels: [Double: Int] = [:]
+            for point in parts.flatMap(\.record.points) where levels[point.level] == nil { levels[point.level] = levels.count }
+            let points = parts.flatMap(\.record.points)
+            merged.points = points.sorted { (levels[$0.level]!, order[$0.algorithm] ?? 0) < (levels[$1.level]!, order[$1.algorithm] ?? 0) }
+            merged.breakingPoints = parts.flatMap(\.record.breakingPoints).enumerated()
+                .sorted { (order[$0.element.algorithm] ?? 0, $0.offset) < (order[$1.element.algorithm] ?? 0, $1.offset) }.map(\.element)
+            merged.failures = parts.reduce(0) { $0 + $1.record.failures }
+            merged.shard = nil
+            merged.algorithms = nil
+            return merged
+        }
         public init(tool: String, seed: UInt64, dataset: String, axis: String, points: [SweepPoint], breakingPoints: [BreakingPoint],
                     failures: Int, references: Int?, rate: String = "top-1 accuracy", refinement: String = "bisection") {
             self.tool = tool; self.seed = seed; self.dataset = dataset; self.axis = axis
@@ -101,3 +121,5 @@ public enum SweepReport {
         return values.filter { seen.insert($0).inserted }
     }
 }
+
+extension SweepReport.Record: ResultsFile {}

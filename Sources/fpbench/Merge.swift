@@ -5,9 +5,10 @@ import Reporting
 
 struct Merge: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Gather the parts of a sharded benchmark or suite run into the results an unsharded run writes.",
+        abstract: "Gather the parts of a sharded benchmark, suite run or sweep into the results an unsharded run writes.",
         discussion: """
-        Each part is the results.json of `fpbench benchmark --shard I/N` or `fpbench run --shard I/N` (I from 0 to N-1). The merged \
+        Each part is the results.json of `fpbench benchmark --shard I/N` or `fpbench run --shard I/N`, or \
+        the sweep.json of `fpbench sweep ... --shard I/N` (I from 0 to N-1). The merged \
         results.json, summary, tables and figures are byte for byte those of the same benchmark run \
         without --shard (the costs section aside: each shard measured its own). A missing or repeated \
         part is named; a part from another configuration (seed, dataset manifest, version, spec, \
@@ -22,8 +23,8 @@ struct Merge: ParsableCommand {
     @Argument(help: "The parts' results.json files.") var parts: [String]
     @Option(help: "Output folder.") var out = "runs/merged"
 
-    /// Only the field that tells a benchmark's results from a run's.
-    private struct Kind: Decodable { var kind: String? }
+    /// Only the fields that tell a benchmark's results, a sweep's record and a run's results apart.
+    private struct Kind: Decodable { var kind: String?; var axis: String? }
 
     func run() throws {
         let files = try parts.map { path -> (path: String, data: Data) in
@@ -32,7 +33,16 @@ struct Merge: ParsableCommand {
         }
         let folder = URL(fileURLWithPath: out)
         guard let first = files.first else { throw ValidationError("give the parts' results.json files") }
-        if (try? JSONDecoder().decode(Kind.self, from: first.data))?.kind == "benchmark" {
+        let kind = try? JSONDecoder().decode(Kind.self, from: first.data)
+        if kind?.axis != nil {
+            let loaded = try files.map { file in (path: file.path, record: try validated { try SweepReport.Record.decode(file.data, path: file.path) }) }
+            let merged = try validated { try SweepReport.Record.merge(loaded) }
+            try SweepReport.write(merged, to: folder)
+            FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.points.count) points\n".utf8))
+            print(folder.appendingPathComponent("sweep.md").path)
+            return
+        }
+        if kind?.kind == "benchmark" {
             let loaded = try files.map { file in (path: file.path, results: try validated { try BenchmarkResults.decode(file.data, path: file.path) }) }
             let merged = try validated { try BenchmarkResults.merge(loaded) }
             try OutputFolder.write(folder) { try BenchmarkReport.write(merged, costs: nil, to: folder) }

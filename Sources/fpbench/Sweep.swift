@@ -33,18 +33,32 @@ struct SweepCommand: ParsableCommand {
         @OptionGroup var draws: DrawOptions
         @Flag(help: "Crop on the thesis AFA's image grid (8,192 samples at 5,512 Hz), as the thesis's test 1 did.")
         var imageGrid = false
+        @Option(help: "Sweep only part I of N of the algorithms (algorithm i in part i mod N; I from 0): each algorithm's levels and bisections are its own, so `fpbench merge` gathers the parts' sweep.json into the whole sweep.")
+        var shard: String?
 
         func run(axis: SweepAxis, levels: [Double], thresholds: [Double], defaultTolerance: Double, out: String) throws {
             if let tolerance, !(tolerance.isFinite && tolerance > 0) { throw ValidationError("--tolerance must be a positive number, got \(tolerance)") }
             let started = Date()
-            let base = try options.configuration(algorithms: algorithms, suite: .thesis, draws: draws)
+            var base = try options.configuration(algorithms: algorithms, suite: .thesis, draws: draws)
+            var part = try shard.map { text in try validated { try Shard(parsing: text) } }
+            let all = base.algorithms
+            if let part { base.algorithms = all.indices.filter { $0 % part.count == part.index }.map { all[$0] } }
             let sweep = SweepRunner(base: base, axis: axis, cropGrid: imageGrid ? 8192.0 / 5512 : nil)
             let (points, results) = sweep.evaluate(levels)
             let breaking = sweep.breakingPoints(points, thresholds: thresholds, tolerance: tolerance ?? defaultTolerance)
             let folder = URL(fileURLWithPath: out)
-            try SweepReport.write(.init(tool: fpbenchVersion, seed: options.seed, dataset: results.dataset.name, axis: axis.label,
-                                        points: points, breakingPoints: breaking, failures: results.failures.count,
-                                        references: results.references.count), to: folder)
+            var record = SweepReport.Record(tool: fpbenchVersion, seed: options.seed, dataset: results.dataset.name, axis: axis.label,
+                                            points: points, breakingPoints: breaking, failures: results.failures.count,
+                                            references: results.references.count)
+            if part != nil {
+                // What every part shares: the sweep's definition and every algorithm, in order.
+                let text = "\(fpbenchVersion)|\(options.seed)|\(results.dataset.manifestSHA256)|\(axis.label)|\(levels)|\(thresholds)|"
+                    + "\(tolerance ?? defaultTolerance)|\(imageGrid)|\(draws.count)|" + all.map { "\($0.identifier):\($0.profile.key)" }.joined(separator: ",")
+                part?.configuration = sha256Hex(Data(text.utf8))
+                record.shard = part
+                record.algorithms = all.map(\.identifier)
+            }
+            try SweepReport.write(record, to: folder)
             FileHandle.standardError.write(Data(String(format: "fpbench sweep: %d levels × %d algorithms in %.1f s wall\n",
                                                        levels.count, base.algorithms.count, Date().timeIntervalSince(started)).utf8))
             print(folder.appendingPathComponent("sweep.md").path)

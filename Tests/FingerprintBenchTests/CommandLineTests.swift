@@ -80,6 +80,26 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(rows.allSatisfy { $0.split(separator: ",")[3] == "4" }, "four queries per level")
     }
 
+    /// A sweep in two parts (algorithm i in part i mod 2), merged, is the whole sweep byte for byte.
+    func testShardedSweepMergesIntoTheWholeSweep() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        let sweep = ["sweep", "noise", "--dataset", "ci", "--algorithms", "haitsma-kalker", "chroma-baseline", "constellation",
+                     "--from", "-30", "--to", "-10", "--step", "10", "--no-cache"]
+        for part in 0..<2 {
+            let run = try fpbench(sweep + ["--shard", "\(part)/2", "--out", out.appendingPathComponent("part-\(part)").path])
+            XCTAssertEqual(run.status, 0, run.errors)
+        }
+        XCTAssertEqual(try fpbench(sweep + ["--out", out.appendingPathComponent("whole").path]).status, 0)
+        let merge = try fpbench(["merge", out.appendingPathComponent("part-1/sweep.json").path, out.appendingPathComponent("part-0/sweep.json").path,
+                                 "--out", out.appendingPathComponent("merged").path])
+        XCTAssertEqual(merge.status, 0, merge.errors)
+        for file in ["sweep.json", "sweep.md", "sweep.csv", "accuracy.svg"] {
+            XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("whole/\(file)")), try Data(contentsOf: out.appendingPathComponent("merged/\(file)")), file)
+        }
+        let missing = try fpbench(["merge", out.appendingPathComponent("part-0/sweep.json").path, "--out", out.appendingPathComponent("m2").path])
+        XCTAssertTrue(missing.errors.contains("part 1 of 2 missing"), missing.errors)
+    }
+
     func testSweepTakesNegativeLevelsAndRefusesBadGrids() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
         let sweep = try fpbench(["sweep", "noise", "--dataset", "ci", "--algorithms", "chroma-baseline", "--from", "-40", "--to", "-30",
