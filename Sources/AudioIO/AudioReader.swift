@@ -33,10 +33,11 @@ public enum AudioReader {
         let outputRate = sampleRate ?? file.sampleRate
         let resampler = outputRate == file.sampleRate ? nil : try StreamResampler(from: file.sampleRate, to: outputRate, path: path)
         let wanted = frameCount ?? file.frames
-        // Room for what the header promises, but never more than ten minutes up front: a damaged header
-        // cannot make the reader allocate more than the audio that actually decodes.
+        // Room for what the header promises, so the signal is never copied as it grows (reserved pages
+        // cost no memory until written), but never more than four hours up front: a damaged header
+        // cannot make the reader reserve more than that.
         var output: [Float] = []
-        output.reserveCapacity(min(Int(Double(wanted ?? 0) * outputRate / file.sampleRate) + 1024, Int(outputRate) * 600))
+        output.reserveCapacity(min(Int(Double(wanted ?? 0) * outputRate / file.sampleRate) + 1024, Int(outputRate) * 4 * 3600))
         var mono: [Float] = []
         let channels = file.channels
         var decoded = 0
@@ -63,7 +64,8 @@ public enum AudioReader {
                                        stated: Double(startFrame + wanted) / file.sampleRate)
         }
         // soxr's flush may leave a sample more or less than the exact ratio of what was decoded.
-        return Audio(samples: fitted(output, to: Int((Double(decoded) * outputRate / file.sampleRate).rounded())), sampleRate: outputRate)
+        fit(&output, to: Int((Double(decoded) * outputRate / file.sampleRate).rounded()))
+        return Audio(samples: output, sampleRate: outputRate)
     }
 
     /// The first frame and the frame count of `window`, checked against the header's length.

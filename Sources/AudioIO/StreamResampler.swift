@@ -57,11 +57,13 @@ extension Audio {
         output.reserveCapacity(expected + 1024)
         try samples.withUnsafeBufferPointer { try resampler.process($0, into: &output) }
         try resampler.process(nil, into: &output)
-        return Audio(samples: fitted(output, to: expected), sampleRate: rate)
+        fit(&output, to: expected)
+        return Audio(samples: output, sampleRate: rate)
     }
 }
 
 /// soxr's flush can leave a sample more or less than the exact ratio: trim or zero-pad to `count`.
-func fitted(_ samples: [Float], to count: Int) -> [Float] {
-    samples.count >= count ? Array(samples.prefix(count)) : samples + [Float](repeating: 0, count: count - samples.count)
+/// In place, so the signal is never held twice.
+func fit(_ samples: inout [Float], to count: Int) {
+    if samples.count > count { samples.removeLast(samples.count - count) } else { samples.append(contentsOf: repeatElement(0, count: count - samples.count)) }
 }
