@@ -24,6 +24,24 @@ public enum AudioReader {
     /// Reads `path` (optionally only `window`) as mono, resampled to `sampleRate` (nil keeps the file's rate).
     /// Mixdown is the mean of the channels.
     public static func read(_ path: String, sampleRate: Double? = nil, window: TimeWindow? = nil) throws -> Audio {
+        var output: [Float] = []
+        var reserved = false
+        let rate = try stream(path, sampleRate: sampleRate, window: window, expecting: { count in
+            // Room for what the header promises, so the signal is never copied as it grows (reserved pages
+            // cost no memory until written), but never more than four hours up front: a damaged header
+            // cannot make the reader reserve more than that.
+            if !reserved { output.reserveCapacity(count); reserved = true }
+        }) { output.append(contentsOf: $0) }
+        return Audio(samples: output, sampleRate: rate)
+    }
+
+    /// Reads `path` (optionally only `window`) as `read` does, handing the mono samples at `sampleRate` to
+    /// `body` block by block as they decode, so nothing holds the whole signal; the blocks add up to
+    /// exactly the samples `read` returns. `expecting` hears, before the first block, how many samples the
+    /// header promises (at most four hours' worth). Returns the output rate.
+    @discardableResult
+    public static func stream(_ path: String, sampleRate: Double? = nil, window: TimeWindow? = nil,
+                              expecting: (Int) -> Void = { _ in }, _ body: (UnsafeBufferPointer<Float>) throws -> Void) throws -> Double {
         let file = try SoundFile(path: path)
         var startFrame = 0, frameCount: Int?
         if let window {
@@ -33,19 +51,29 @@ public enum AudioReader {
         let outputRate = sampleRate ?? file.sampleRate
         let resampler = outputRate == file.sampleRate ? nil : try StreamResampler(from: file.sampleRate, to: outputRate, path: path)
         let wanted = frameCount ?? file.frames
-        // Room for what the header promises, so the signal is never copied as it grows (reserved pages
-        // cost no memory until written), but never more than four hours up front: a damaged header
-        // cannot make the reader reserve more than that.
-        var output: [Float] = []
-        output.reserveCapacity(min(Int(Double(wanted ?? 0) * outputRate / file.sampleRate) + 1024, Int(outputRate) * 4 * 3600))
-        var mono: [Float] = []
+        expecting(min(Int(Double(wanted ?? 0) * outputRate / file.sampleRate) + 1024, Int(outputRate) * 4 * 3600))
+        // The resampler's last block may run a sample long or short of the exact ratio: the last samples
+        // are held back until the end, then delivered trimmed or padded to the exact count.
+        let holdBack = 4096
+        var held: [Float] = [], delivered = 0
+        func pass(_ samples: UnsafeBufferPointer<Float>) throws {
+            held.append(contentsOf: samples)
+            guard held.count > 2 * holdBack else { return }
+            try held.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<($0.count - holdBack)])) }
+            delivered += held.count - holdBack
+            held.removeFirst(held.count - holdBack)
+        }
+        var resampled: [Float] = [], mono: [Float] = []
         let channels = file.channels
         var decoded = 0
         try file.forEachBlock(maxFrames: frameCount ?? .max) { block, _ in
             decoded += block.count / channels
             // Mono blocks go straight on; others are mixed down first.
             func deliver(_ samples: UnsafeBufferPointer<Float>) throws {
-                if let resampler { try resampler.process(samples, into: &output) } else { output.append(contentsOf: samples) }
+                guard let resampler else { return try pass(samples) }
+                resampled.removeAll(keepingCapacity: true)
+                try resampler.process(samples, into: &resampled)
+                try resampled.withUnsafeBufferPointer(pass)
             }
             if channels == 1 { return try deliver(block) }
             let frames = block.count / channels
@@ -53,7 +81,11 @@ public enum AudioReader {
             mixdown(block, channels: channels, into: &mono)
             try mono.withUnsafeBufferPointer { try deliver($0) }
         }
-        try resampler?.process(nil, into: &output)
+        if let resampler {
+            resampled.removeAll(keepingCapacity: true)
+            try resampler.process(nil, into: &resampled)
+            try resampled.withUnsafeBufferPointer(pass)
+        }
         if decoded == 0 { throw AudioError.empty(path: path) }
         // Fewer frames than the window or the header states: the file is damaged, never silently padded.
         // A whole file may fall short of its header by up to `headerSlack` (libsndfile stops up to a few
@@ -64,8 +96,9 @@ public enum AudioReader {
                                        stated: Double(startFrame + wanted) / file.sampleRate)
         }
         // soxr's flush may leave a sample more or less than the exact ratio of what was decoded.
-        fit(&output, to: Int((Double(decoded) * outputRate / file.sampleRate).rounded()))
-        return Audio(samples: output, sampleRate: outputRate)
+        fit(&held, to: max(0, Int((Double(decoded) * outputRate / file.sampleRate).rounded()) - delivered))
+        try held.withUnsafeBufferPointer(body)
+        return outputRate
     }
 
     /// The first frame and the frame count of `window`, checked against the header's length.

@@ -84,3 +84,72 @@ public struct STFT: Sendable, Equatable {
         }
     }
 }
+
+/// A front end that is one STFT with a per-frame transform into `columns` values (band energies,
+/// loudest bins, chroma): run over a whole signal, or fed block by block as a file decodes, with the
+/// same rows either way; the stream holds one frame of samples, never the signal.
+public struct FrameFrontEnd: Sendable {
+    public var stft: STFT
+    public var columns: Int
+    public var transform: @Sendable ([Float], inout ArraySlice<Float>) -> Void
+
+    public init(stft: STFT, columns: Int, transform: @escaping @Sendable ([Float], inout ArraySlice<Float>) -> Void) {
+        self.stft = stft
+        self.columns = columns
+        self.transform = transform
+    }
+
+    /// The rows of a whole signal.
+    public func rows(_ samples: [Float]) -> Matrix { stft.map(samples, columns: columns, transform) }
+
+    public func stream() -> FrameStream { FrameStream(self) }
+}
+
+/// `FrameFrontEnd` fed block by block: frames are cut as soon as their samples have arrived.
+public final class FrameStream {
+    private let frontEnd: FrameFrontEnd
+    private let fft: RealFFT
+    private let coefficients: [Float]?
+    private var pending: [Float] = []
+    /// Where the next frame starts in `pending`.
+    private var next = 0
+    private var power: [Float] = []
+    private var values: [Float] = []
+    private var row: [Float]
+    public private(set) var sampleCount = 0
+    /// Whether any sample was not zero (silence has no fingerprint).
+    public private(set) var heardSound = false
+
+    init(_ frontEnd: FrameFrontEnd) {
+        self.frontEnd = frontEnd
+        fft = RealFFT(size: frontEnd.stft.frameSize)
+        coefficients = frontEnd.stft.window.coefficients(size: frontEnd.stft.frameSize)
+        row = [Float](repeating: 0, count: frontEnd.columns)
+    }
+
+    public func consume(_ block: UnsafeBufferPointer<Float>) {
+        sampleCount += block.count
+        if !heardSound { heardSound = block.contains { $0 != 0 } }
+        pending.append(contentsOf: block)
+        let size = frontEnd.stft.frameSize, hop = frontEnd.stft.hop
+        pending.withUnsafeBufferPointer { all in
+            while next + size <= all.count {
+                fft.powerSpectrum(UnsafeBufferPointer(rebasing: all[next..<(next + size)]), window: coefficients, into: &power)
+                for i in row.indices { row[i] = 0 }
+                var slice = row[...]
+                frontEnd.transform(power, &slice)
+                values.append(contentsOf: slice)
+                next += hop
+            }
+        }
+        // Keep only what later frames still need.
+        if next > size {
+            let drop = min(next, pending.count)
+            pending.removeFirst(drop)
+            next -= drop
+        }
+    }
+
+    /// The rows so far: every full frame of what was consumed.
+    public func finish() -> Matrix { Matrix(rows: values.count / frontEnd.columns, columns: frontEnd.columns, values: values) }
+}

@@ -84,6 +84,38 @@ import Testing
 /// Golden fingerprints: each algorithm's fingerprint of a fixed generated input, pinned by its
 /// SHA-256 with the revision it belongs to. Changing an algorithm's output without bumping its
 /// `revision` (which invalidates cached fingerprints) fails here.
+/// A file fingerprinted as it decodes gives the fingerprint of the whole signal read at once, for every
+/// algorithm (the framed ones stream; the others read), on real recordings, whole and windowed, mono
+/// and stereo, resampled and not.
+@Suite struct StreamingTests {
+    @Test(arguments: AlgorithmRegistry.all) func aStreamedFileGivesTheWholeSignalsFingerprint(algorithm: AnyAlgorithm) throws {
+        for file in ["birds/finch-348.wav", "birds/petrel-XC663885.wav"] {
+            let path = testDataRoot.appendingPathComponent(file).path
+            for window in [nil, TimeWindow(start: 1.25, duration: 4)] {
+                let streamed = try algorithm.fingerprint(file: path, window: window)
+                let whole = try algorithm.fingerprint(try AudioReader.read(path, sampleRate: algorithm.sampleRate, window: window))
+                #expect(try algorithm.encode(streamed) == algorithm.encode(whole), "\(algorithm.identifier) on \(file) \(String(describing: window))")
+            }
+        }
+        let samples = try AudioReader.read(testDataRoot.appendingPathComponent("birds/petrel-XC663885.wav").path, sampleRate: 11_025)
+        var blocks: [Float] = []
+        let rate = try AudioReader.stream(testDataRoot.appendingPathComponent("birds/petrel-XC663885.wav").path, sampleRate: 11_025) { blocks += $0 }
+        #expect(rate == 11_025 && blocks == samples.samples, "the blocks add up to exactly what read returns")
+    }
+
+    @Test func silenceAndShortFilesAreRefusedAsInMemory() throws {
+        let folder = temporaryFolder()
+        let silent = folder.appendingPathComponent("silent.wav"), short = folder.appendingPathComponent("short.wav")
+        try AudioWriter.write(Audio(samples: [Float](repeating: 0, count: 44_100), sampleRate: 44_100), to: silent.path)
+        try AudioWriter.write(Audio(samples: [Float](repeating: 0.1, count: 100), sampleRate: 44_100), to: short.path)
+        for id in ["maa-thesis", "haitsma-kalker", "chroma-baseline"] {
+            let algorithm = try AlgorithmRegistry.algorithm(id)
+            #expect { try algorithm.fingerprint(file: silent.path) } throws: { ($0 as? FingerprintError) == .silent }
+            #expect { try algorithm.fingerprint(file: short.path) } throws: { if case .tooShort? = $0 as? FingerprintError { return true } else { return false } }
+        }
+    }
+}
+
 @Suite struct GoldenFingerprintTests {
     static let golden: [String: (revision: Int, sha256: String)] = [
         "maa-thesis": (1, "7e1d2ae10ffffb8722f94af26330387b42041a4d14468eece3770080999347e3"),

@@ -1,8 +1,9 @@
 import AudioIO
+import DSP
 
 /// The thesis's naive baseline, the Melody Analyzing Algorithm: per window, the loudest frequency in each
 /// of five equal ranges; windows compared index by index, with no alignment (Brandner 2013).
-public struct MelodyAnalyzing: FingerprintAlgorithm, Parameterized {
+public struct MelodyAnalyzing: FramedFingerprinting, Parameterized {
     public struct Parameters: AlgorithmParameters {
         /// The thesis records at 44.1 kHz.
         public var sampleRate = 44_100.0
@@ -56,8 +57,11 @@ public struct MelodyAnalyzing: FingerprintAlgorithm, Parameterized {
         ])
     }
 
-    public func fingerprint(_ audio: Audio, role: FingerprintRole) -> MAAFingerprint {
-        LoudestFrequencyExtractor(parameters: parameters).fingerprint(audio)
+    public var frontEnd: FrameFrontEnd { LoudestFrequencyExtractor(parameters: parameters).frontEnd }
+
+    public func fingerprint(rows: Matrix, duration: Double, role: FingerprintRole) -> MAAFingerprint {
+        MAAFingerprint(rangeCount: parameters.rangeCount, binWidth: parameters.sampleRate / Double(parameters.windowSize),
+                       loudestBins: rows.values.map { UInt16($0) }, duration: duration)
     }
 
     /// The thesis answers with the best reference whatever its score: every comparison is a match.

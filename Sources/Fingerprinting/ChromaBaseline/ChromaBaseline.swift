@@ -4,7 +4,7 @@ import DSP
 
 /// The worked example of README.md, "Adding an algorithm": a 12-bin chroma per frame (the pitch-class
 /// energy profile Chromaprint starts from), compared by mean cosine similarity at the best alignment.
-public struct ChromaBaseline: FingerprintAlgorithm, Parameterized {
+public struct ChromaBaseline: FramedFingerprinting, Parameterized {
     public struct Parameters: AlgorithmParameters {
         public var sampleRate = 11_025.0
         public var frameSize = 4096
@@ -52,9 +52,8 @@ public struct ChromaBaseline: FingerprintAlgorithm, Parameterized {
         ])
     }
 
-    public func fingerprint(_ audio: Audio, role: FingerprintRole) -> ChromaFingerprint {
+    public var frontEnd: FrameFrontEnd {
         let p = parameters
-        let stft = STFT(frameSize: p.frameSize, hop: p.hop, window: .hann)
         // Pitch class of each FFT bin in range, -1 outside it.
         let pitchClass = (0...(p.frameSize / 2)).map { k -> Int in
             let f = Double(k) * p.sampleRate / Double(p.frameSize)
@@ -62,10 +61,13 @@ public struct ChromaBaseline: FingerprintAlgorithm, Parameterized {
             let midi = Int((12 * log2(f / 440) + 69).rounded())
             return ((midi % 12) + 12) % 12
         }
-        let chroma = stft.map(audio.samples, columns: 12) { power, row in
+        return FrameFrontEnd(stft: STFT(frameSize: p.frameSize, hop: p.hop, window: .hann), columns: 12) { power, row in
             for (k, pc) in pitchClass.enumerated() where pc >= 0 { row[row.startIndex + pc] += power[k] }
         }
-        return ChromaFingerprint(chroma: chroma.values, step: Double(p.hop) / p.sampleRate, duration: audio.duration)
+    }
+
+    public func fingerprint(rows chroma: Matrix, duration: Double, role: FingerprintRole) -> ChromaFingerprint {
+        ChromaFingerprint(chroma: chroma.values, step: Double(parameters.hop) / parameters.sampleRate, duration: duration)
     }
 
     public func compare(query: ChromaFingerprint, reference: ChromaFingerprint) -> Comparison {

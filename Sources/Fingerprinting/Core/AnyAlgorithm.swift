@@ -30,6 +30,8 @@ public struct AnyAlgorithm: Sendable {
     private let sliceBody: @Sendable (any Fingerprint, Double, Double) -> (print: any Fingerprint, start: Double)?
     /// The same algorithm with parameters changed (nil: it has none to change, as an external command).
     private let variantBody: (@Sendable ([(name: String, value: String)], String) throws -> AnyAlgorithm)?
+    /// A file fingerprinted as it decodes (nil: the algorithm needs the whole signal at once).
+    private let streamBody: (@Sendable (String, TimeWindow?, FingerprintRole) throws -> (print: any Fingerprint, samples: Int, sound: Bool))?
 
     public init<A: FingerprintAlgorithm>(_ algorithm: A) {
         self.init(algorithm, identifier: algorithm.identifier, variants: nil)
@@ -48,6 +50,7 @@ public struct AnyAlgorithm: Sendable {
     private init<A: FingerprintAlgorithm>(_ algorithm: A, identifier: String,
                                           variants: (@Sendable ([(name: String, value: String)], String) throws -> AnyAlgorithm)?) {
         variantBody = variants
+        if let framed = algorithm as? any FramedFingerprinting { streamBody = Self.streaming(framed) } else { streamBody = nil }
         self.identifier = identifier
         revision = algorithm.revision
         displayName = algorithm.displayName
@@ -88,9 +91,27 @@ public struct AnyAlgorithm: Sendable {
         return AnyFingerprint(algorithm: identifier, base: print)
     }
 
-    /// Reads `path` (optionally a window of it) at the algorithm's rate and fingerprints it.
+    /// Reads `path` (optionally a window of it) at the algorithm's rate and fingerprints it; an algorithm
+    /// with a framed front end does it as the file decodes, holding one frame of samples, not the signal.
     public func fingerprint(file path: String, window: TimeWindow? = nil, role: FingerprintRole = .reference) throws -> AnyFingerprint {
-        try fingerprint(AudioReader.read(path, sampleRate: sampleRate, window: window), role: role)
+        guard let streamBody else { return try fingerprint(AudioReader.read(path, sampleRate: sampleRate, window: window), role: role) }
+        let (print, samples, sound) = try streamBody(path, window, role)
+        // The same refusals as for audio in memory, in the same order.
+        guard Double(samples) / sampleRate >= minimumDuration else {
+            throw FingerprintError.tooShort(duration: Double(samples) / sampleRate, minimum: minimumDuration)
+        }
+        guard sound else { throw FingerprintError.silent }
+        guard print.subFingerprintCount > 0 else { throw FingerprintError.noSubFingerprints(duration: Double(samples) / sampleRate) }
+        return AnyFingerprint(algorithm: identifier, base: print)
+    }
+
+    private static func streaming<A: FramedFingerprinting>(_ algorithm: A) -> @Sendable (String, TimeWindow?, FingerprintRole) throws -> (print: any Fingerprint, samples: Int, sound: Bool) {
+        { path, window, role in
+            let stream = algorithm.frontEnd.stream()
+            try AudioReader.stream(path, sampleRate: algorithm.sampleRate, window: window) { stream.consume($0) }
+            let print = algorithm.fingerprint(rows: stream.finish(), duration: Double(stream.sampleCount) / algorithm.sampleRate, role: role)
+            return (print, stream.sampleCount, stream.heardSound)
+        }
     }
 
     public func compare(query: AnyFingerprint, reference: AnyFingerprint) -> Comparison {

@@ -1,4 +1,5 @@
 import AudioIO
+import DSP
 
 /// What an algorithm emits for one recording: a sequence of sub-fingerprints with their timing.
 /// Codable, so fingerprints can be cached on disk and written as JSON.
@@ -116,5 +117,21 @@ public enum FingerprintError: Error, Equatable, CustomStringConvertible {
         case .noSubFingerprints(let d):
             return "no sub-fingerprints in \(String(format: "%.3f", d)) s of audio: too short or too quiet for this algorithm"
         }
+    }
+}
+
+/// An algorithm whose front end is one STFT with a per-frame transform (`FrameFrontEnd`) and whose back
+/// end reads only the transformed rows: it fingerprints a file as the file decodes, holding one frame of
+/// samples and the rows, never the signal (`AnyAlgorithm.fingerprint(file:)`). The whole-signal path
+/// comes with it, so both give the same fingerprint.
+public protocol FramedFingerprinting: FingerprintAlgorithm {
+    var frontEnd: FrameFrontEnd { get }
+    /// The fingerprint from the front end's rows of `duration` seconds of audio.
+    func fingerprint(rows: Matrix, duration: Double, role: FingerprintRole) -> Print
+}
+
+extension FramedFingerprinting {
+    public func fingerprint(_ audio: Audio, role: FingerprintRole) -> Print {
+        fingerprint(rows: frontEnd.rows(audio.samples), duration: audio.duration, role: role)
     }
 }

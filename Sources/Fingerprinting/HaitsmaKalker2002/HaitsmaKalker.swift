@@ -3,7 +3,7 @@ import DSP
 
 /// The Philips robust hash (Haitsma & Kalker 2002): 32 bits per frame from the signs of energy
 /// differences across 33 bands and consecutive frames; compared by bit-error rate at the best alignment.
-public struct HaitsmaKalker: FingerprintAlgorithm, Parameterized {
+public struct HaitsmaKalker: FramedFingerprinting, Parameterized {
     public struct Parameters: AlgorithmParameters {
         public var sampleRate = 5512.0
         public var frameSize = 2048
@@ -58,18 +58,20 @@ public struct HaitsmaKalker: FingerprintAlgorithm, Parameterized {
         ])
     }
 
-    public func fingerprint(_ audio: Audio, role: FingerprintRole) -> HKFingerprint {
+    public var frontEnd: FrameFrontEnd {
         let p = parameters
-        let stft = STFT(frameSize: p.frameSize, hop: p.hop, window: .hann)
         let bands = BandMapper(edges: BandEdges.logarithmic(from: p.lowestFrequency, to: p.highestFrequency, count: p.bandCount),
-                               fftSize: p.frameSize, sampleRate: p.sampleRate)
+                               fftSize: p.frameSize, sampleRate: p.sampleRate).binRanges
         // Summed power per band: the paper's energy E(n, m) (BandMapper's mean is not used here).
-        let energies = stft.map(audio.samples, columns: p.bandCount) { power, row in
-            for (band, range) in bands.binRanges.enumerated() {
+        return FrameFrontEnd(stft: STFT(frameSize: p.frameSize, hop: p.hop, window: .hann), columns: p.bandCount) { power, row in
+            for (band, range) in bands.enumerated() {
                 row[row.startIndex + band] = range.reduce(Float(0)) { $0 + power[$1] }
             }
         }
-        return HKFingerprint(words: EnergyDifferenceHasher.words(energies), step: step, duration: audio.duration)
+    }
+
+    public func fingerprint(rows energies: Matrix, duration: Double, role: FingerprintRole) -> HKFingerprint {
+        HKFingerprint(words: EnergyDifferenceHasher.words(energies), step: step, duration: duration)
     }
 
     public func compare(query: HKFingerprint, reference: HKFingerprint) -> Comparison {
