@@ -141,3 +141,8 @@ public struct AnyAlgorithm: Sendable {
         AnyFingerprint(algorithm: identifier, base: try decodeBody(data))
     }
 }
+
+extension AnyAlgorithm: CustomStringConvertible {
+    /// Its identifier, as every table names it.
+    public var description: String { identifier }
+}
