@@ -215,15 +215,16 @@ public struct SweepRunner {
         return (points, results)
     }
 
-    /// One variant of `algorithm` per value of `parameter`, answering the base run's suite; each point
-    /// named by the algorithm, at the value.
-    public func evaluate(variants algorithm: AnyAlgorithm, parameter: String, values: [Double]) -> (points: [SweepPoint], results: RunResults) {
+    /// One variant of `algorithm` per value of `parameter`, answering `base`'s suite in one run; each
+    /// point named by the algorithm, at the value.
+    public static func evaluate(variants algorithm: AnyAlgorithm, parameter: String, values: [Double], base: RunConfiguration) -> (points: [SweepPoint], results: RunResults) {
         var configuration = base
+        configuration.searchCatalogs = false
         configuration.algorithms = values.compactMap { value in
             let text = String(format: "%g", value)
             return try? algorithm.variant([(parameter, text)], identifier: "\(algorithm.identifier)@\(parameter)=\(text)")
         }
-        let results = Runner(configuration, excerptAudio: excerptAudio).run()
+        let results = Runner(configuration).run()
         let points = zip(values, configuration.algorithms).compactMap { value, variant -> SweepPoint? in
             let matrices = results.matrices.filter { $0.algorithm == variant.identifier }
             guard !matrices.isEmpty else { return nil }

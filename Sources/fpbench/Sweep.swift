@@ -185,7 +185,7 @@ struct SweepCommand: ParsableCommand {
             } else {
                 let suite = try validated { try Suite.thesis.selecting([test]) }
                 let base = try options.configuration(algorithms: [name], suite: suite, draws: draws)
-                let (points, results) = SweepRunner(base: base, axis: .queryLength).evaluate(variants: algorithm, parameter: parameter, values: numbers)
+                let (points, results) = SweepRunner.evaluate(variants: algorithm, parameter: parameter, values: numbers, base: base)
                 try SweepReport.write(.init(tool: fpbenchVersion, seed: options.seed, dataset: results.dataset.name, axis: "\(axisLabel) (\(test))",
                                             points: points, breakingPoints: [], failures: results.failures.count,
                                             references: results.references.count), to: folder)
