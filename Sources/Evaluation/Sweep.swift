@@ -20,7 +20,7 @@ public struct StageAxis: Sendable, Equatable {
         fields[parameter] = level
         let data = try JSONSerialization.data(withJSONObject: [unit: fields])
         do { return try JSONDecoder().decode(StageSpec.self, from: data) } catch let error as DecodingError {
-            throw DatasetError(path: "--stage \(unit) --parameter \(parameter) at \(String(format: "%g", level))", reason: explain(error))
+            throw DatasetError(path: "--unit \(unit) --parameter \(parameter) at \(String(format: "%g", level))", reason: explain(error))
         }
     }
 

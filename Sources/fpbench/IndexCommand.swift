@@ -39,7 +39,14 @@ struct IndexCommand: ParsableCommand {
                                                        toolVersion: fpbenchVersion)
             let (catalogs, failures) = try validated { try Benchmark(configuration).buildCatalogs() }
             for failure in failures { printError("\(failure.item): \(failure.reason)") }
-            try catalogs[0].save(to: out)
+            let target = URL(fileURLWithPath: out)
+            do {
+                try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try catalogs[0].save(to: target.path)
+            } catch {
+                printError("\(out): cannot be written (\(error.localizedDescription))")
+                throw ExitCode.failure
+            }
             let bytes = (try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
             let hours = catalogs[0].duration / 3600
             FileHandle.standardError.write(Data(String(format: "fpbench index: %d tracks, %.2f h, %.1f MiB (%.2f MiB per hour of audio) in %.1f s\n",

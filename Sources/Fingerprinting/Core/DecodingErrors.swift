@@ -6,8 +6,9 @@ public func explain(_ error: DecodingError) -> String {
     switch error {
     case .keyNotFound(let key, let context): return "missing field '\(key.stringValue)' at \(at(context).isEmpty ? "top level" : at(context))"
     case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(at(context)): \(context.debugDescription)"
-    case .dataCorrupted(let context) where context.codingPath.isEmpty:
+    case .dataCorrupted(let context) where context.codingPath.isEmpty && context.underlyingError != nil:
         return "not valid JSON: \(context.underlyingError.map { "\($0)" } ?? context.debugDescription)"
+    case .dataCorrupted(let context) where context.codingPath.isEmpty: return context.debugDescription
     case .dataCorrupted(let context): return "\(at(context)): \(context.debugDescription)"
     @unknown default: return "\(error)"
     }
