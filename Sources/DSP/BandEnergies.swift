@@ -52,9 +52,9 @@ public struct BandMapper: Sendable, Equatable {
     }
 }
 
-extension STFT {
-    /// The band-energy spectrogram: one row per frame, one column per band.
-    public func bandEnergies(_ samples: [Float], bands: BandMapper) -> Matrix {
-        map(samples, columns: bands.bandCount) { power, row in bands.energies(of: power, into: &row) }
+extension FrameFrontEnd {
+    /// Band energies (mean power per band): one row per frame, one column per band.
+    public static func bandEnergies(_ stft: STFT, bands: BandMapper) -> FrameFrontEnd {
+        FrameFrontEnd(stft: stft, columns: bands.bandCount) { power, row in bands.energies(of: power, into: &row) }
     }
 }

@@ -58,36 +58,11 @@ public struct STFT: Sendable, Equatable {
     public func frameCount(sampleCount: Int) -> Int {
         sampleCount < frameSize ? 0 : (sampleCount - frameSize) / hop + 1
     }
-
-    /// Power spectrogram: one row per frame, frameSize/2 + 1 bins per row; `transform` maps each row
-    /// (e.g. to band energies) so the full spectrogram never has to be held.
-    public func map(_ samples: [Float], columns: Int, _ transform: ([Float], inout ArraySlice<Float>) -> Void) -> Matrix {
-        let frames = frameCount(sampleCount: samples.count)
-        var result = Matrix(rows: frames, columns: columns)
-        let fft = RealFFT(size: frameSize)
-        let coefficients = window.coefficients(size: frameSize)
-        var power: [Float] = []
-        samples.withUnsafeBufferPointer { all in
-            for frame in 0..<frames {
-                let start = frame * hop
-                fft.powerSpectrum(UnsafeBufferPointer(rebasing: all[start..<(start + frameSize)]), window: coefficients, into: &power)
-                transform(power, &result.values[(frame * columns)..<((frame + 1) * columns)])
-            }
-        }
-        return result
-    }
-
-    /// The plain power spectrogram.
-    public func powerSpectrogram(_ samples: [Float]) -> Matrix {
-        map(samples, columns: frameSize / 2 + 1) { power, row in
-            for (k, p) in power.enumerated() { row[row.startIndex + k] = p }
-        }
-    }
 }
 
 /// A front end that is one STFT with a per-frame transform into `columns` values (band energies,
-/// loudest bins, chroma): run over a whole signal, or fed block by block as a file decodes, with the
-/// same rows either way; the stream holds one frame of samples, never the signal.
+/// loudest bins, chroma, the power spectrum itself), fed block by block as a file decodes: each frame
+/// is cut as soon as its samples have arrived, so the stream holds one frame of samples, never the signal.
 public struct FrameFrontEnd: Sendable {
     public var stft: STFT
     public var columns: Int
@@ -99,57 +74,65 @@ public struct FrameFrontEnd: Sendable {
         self.transform = transform
     }
 
-    /// The rows of a whole signal.
-    public func rows(_ samples: [Float]) -> Matrix { stft.map(samples, columns: columns, transform) }
+    /// The power spectrum itself, frameSize/2 + 1 bins per row.
+    public static func power(_ stft: STFT) -> FrameFrontEnd {
+        FrameFrontEnd(stft: stft, columns: stft.frameSize / 2 + 1) { power, row in
+            for (k, p) in power.enumerated() { row[row.startIndex + k] = p }
+        }
+    }
 
     public func stream() -> FrameStream { FrameStream(self) }
+
+    /// The rows of a whole signal, one per full frame.
+    public func rows(_ samples: [Float]) -> Matrix {
+        var values: [Float] = []
+        values.reserveCapacity(stft.frameCount(sampleCount: samples.count) * columns)
+        samples.withUnsafeBufferPointer { all in stream().consume(all) { values.append(contentsOf: $0) } }
+        return Matrix(rows: values.count / columns, columns: columns, values: values)
+    }
 }
 
-/// `FrameFrontEnd` fed block by block: frames are cut as soon as their samples have arrived.
+/// `FrameFrontEnd` fed block by block; hands each frame's row out as soon as the frame is complete.
 public final class FrameStream {
     private let frontEnd: FrameFrontEnd
     private let fft: RealFFT
     private let coefficients: [Float]?
+    /// Samples from the next frame's start on (fewer than a frame).
     private var pending: [Float] = []
-    /// Where the next frame starts in `pending`.
-    private var next = 0
     private var power: [Float] = []
-    private var values: [Float] = []
-    private var row: [Float]
-    public private(set) var sampleCount = 0
-    /// Whether any sample was not zero (silence has no fingerprint).
-    public private(set) var heardSound = false
+    private var row: ArraySlice<Float>
 
     init(_ frontEnd: FrameFrontEnd) {
         self.frontEnd = frontEnd
         fft = RealFFT(size: frontEnd.stft.frameSize)
         coefficients = frontEnd.stft.window.coefficients(size: frontEnd.stft.frameSize)
-        row = [Float](repeating: 0, count: frontEnd.columns)
+        row = [Float](repeating: 0, count: frontEnd.columns)[...]
     }
 
-    public func consume(_ block: UnsafeBufferPointer<Float>) {
-        sampleCount += block.count
-        if !heardSound { heardSound = block.contains { $0 != 0 } }
-        pending.append(contentsOf: block)
+    /// Cuts every frame `block` completes and hands out its row (valid only during the call).
+    public func consume(_ block: UnsafeBufferPointer<Float>, row emit: (UnsafeBufferPointer<Float>) -> Void) {
+        if pending.isEmpty {
+            // The usual case for a whole signal: frames straight from the block, only the tail kept.
+            let next = cutFrames(block, emit)
+            if next < block.count { pending.append(contentsOf: block[next...]) }
+        } else {
+            pending.append(contentsOf: block)
+            let next = pending.withUnsafeBufferPointer { cutFrames($0, emit) }
+            pending.removeFirst(min(next, pending.count))
+        }
+    }
+
+    /// Every full frame of `samples` (frames start every hop from the first sample); returns where the next one starts.
+    private func cutFrames(_ samples: UnsafeBufferPointer<Float>, _ emit: (UnsafeBufferPointer<Float>) -> Void) -> Int {
         let size = frontEnd.stft.frameSize, hop = frontEnd.stft.hop
-        pending.withUnsafeBufferPointer { all in
-            while next + size <= all.count {
-                fft.powerSpectrum(UnsafeBufferPointer(rebasing: all[next..<(next + size)]), window: coefficients, into: &power)
-                for i in row.indices { row[i] = 0 }
-                var slice = row[...]
-                frontEnd.transform(power, &slice)
-                values.append(contentsOf: slice)
-                next += hop
-            }
+        var start = 0
+        while start + size <= samples.count {
+            fft.powerSpectrum(UnsafeBufferPointer(rebasing: samples[start..<(start + size)]), window: coefficients, into: &power)
+            for i in row.indices { row[i] = 0 }
+            frontEnd.transform(power, &row)
+            row.withUnsafeBufferPointer(emit)
+            start += hop
         }
-        // Keep only what later frames still need.
-        if next > size {
-            let drop = min(next, pending.count)
-            pending.removeFirst(drop)
-            next -= drop
-        }
+        return start
     }
-
-    /// The rows so far: every full frame of what was consumed.
-    public func finish() -> Matrix { Matrix(rows: values.count / frontEnd.columns, columns: frontEnd.columns, values: values) }
 }

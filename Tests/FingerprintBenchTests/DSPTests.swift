@@ -47,7 +47,7 @@ import Testing
         let stft = STFT(frameSize: 2048, hop: 64, window: .rectangular)
         #expect(stft.frameCount(sampleCount: 9 * 5512) == 744)  // (49,608 − 2,048) / 64 + 1
         #expect(stft.frameCount(sampleCount: 2047) == 0)
-        let m = stft.powerSpectrogram([Float](repeating: 0.1, count: 4096))
+        let m = FrameFrontEnd.power(stft).rows([Float](repeating: 0.1, count: 4096))
         #expect(m.rows == 33 && m.columns == 1025)
     }
 }
@@ -120,7 +120,7 @@ import Testing
 
     @Test func pinkNoiseHasMorePowerLowThanHigh() {
         let x = SeededNoise(seed: 11).pink(count: 65_536, sigma: 1)
-        let power = STFT(frameSize: 4096, hop: 4096, window: .hann).powerSpectrogram(x)
+        let power = FrameFrontEnd.power(STFT(frameSize: 4096, hop: 4096, window: .hann)).rows(x)
         func band(_ r: Range<Int>) -> Double { (0..<power.rows).reduce(0.0) { s, row in s + r.reduce(0.0) { $0 + Double(power[row, $1]) } } / Double(r.count) }
         // 1/f: an octave ten octaves lower carries about ten times the power per bin... at least several times.
         #expect(band(8..<16) > 20 * band(1024..<2048))

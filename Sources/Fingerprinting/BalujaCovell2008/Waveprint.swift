@@ -4,7 +4,7 @@ import DSP
 /// Waveprint (Baluja & Covell 2008) with SoundFingerprinting's published defaults: Haar wavelets of
 /// spectral images, the top 200 kept with their positions, min-hashed and split into LSH tables;
 /// matches are LSH votes aligned by time offset.
-public struct Waveprint: FingerprintAlgorithm, Parameterized {
+public struct Waveprint: FramedFingerprinting, Parameterized {
     public struct Parameters: AlgorithmParameters {
         public var sampleRate = 5512.0
         public var frameSize = 2048
@@ -96,21 +96,14 @@ public struct Waveprint: FingerprintAlgorithm, Parameterized {
         ])
     }
 
-    public func fingerprint(_ audio: Audio, role: FingerprintRole) -> WaveprintFingerprint {
-        let maker = imageMaker
-        let spectrogram = maker.spectrogram(audio.samples)
-        let strideFrames = (role == .reference ? parameters.referenceStride : parameters.queryStride) / parameters.hop
-        let starts = maker.imageStarts(frameCount: spectrogram.rows, frameStride: strideFrames)
-        let hasher = MinHasher(permutations: permutations, topWavelets: parameters.topWavelets, tableCount: parameters.tableCount)
-        var keys: [UInt64] = []
-        keys.reserveCapacity(starts.count * parameters.tableCount)
-        for start in starts {
-            var image = maker.image(spectrogram, startingAt: start)
-            Haar.transform2D(&image, form: .normalised)
-            keys += hasher.tableKeys(image.values)
-        }
-        return WaveprintFingerprint(tableCount: parameters.tableCount, keys: keys, imageStarts: starts.map(UInt32.init),
-                                    step: Double(parameters.hop) / sampleRate, duration: audio.duration)
+    public var frontEnd: FrameFrontEnd { imageMaker.frontEnd }
+
+    /// References are cut every `referenceStride` samples, queries every `queryStride`.
+    public func rowBuilder(role: FingerprintRole) -> WaveprintImages {
+        let stride = (role == .reference ? parameters.referenceStride : parameters.queryStride) / parameters.hop
+        return WaveprintImages(window: imageMaker.window(frameStride: stride),
+                               hasher: MinHasher(permutations: permutations, topWavelets: parameters.topWavelets, tableCount: parameters.tableCount),
+                               step: Double(parameters.hop) / sampleRate)
     }
 
     public func compare(query: WaveprintFingerprint, reference: WaveprintFingerprint) -> Comparison {
@@ -146,5 +139,32 @@ public struct WaveprintFingerprint: Fingerprint, Equatable {
                                      imageStarts: imageStarts[kept].map { $0 - first }, step: step,
                                      duration: Double(hops.count) * step),
                 Double(first) * step)
+    }
+}
+
+/// Waveprint's back end: each image, Haar-transformed and min-hashed into LSH keys as its last row arrives.
+public struct WaveprintImages: RowBuilder {
+    var window: ImageWindow
+    let hasher: MinHasher
+    let step: Double
+    private var keys: [UInt64] = []
+    private var starts: [UInt32] = []
+
+    init(window: ImageWindow, hasher: MinHasher, step: Double) {
+        self.window = window
+        self.hasher = hasher
+        self.step = step
+    }
+
+    public mutating func add(_ row: UnsafeBufferPointer<Float>) {
+        guard let (start, cut) = window.add(row) else { return }
+        var image = cut
+        Haar.transform2D(&image, form: .normalised)
+        keys += hasher.tableKeys(image.values)
+        starts.append(UInt32(start))
+    }
+
+    public func finish(duration: Double) -> WaveprintFingerprint {
+        WaveprintFingerprint(tableCount: hasher.tableCount, keys: keys, imageStarts: starts, step: step, duration: duration)
     }
 }

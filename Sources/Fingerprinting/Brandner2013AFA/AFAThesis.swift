@@ -3,7 +3,7 @@ import DSP
 
 /// The thesis's Audio Fingerprinting Algorithm (LBAudioDetective, after Baluja & Covell), faithful
 /// to the thesis including its rank-order sign quirk (see `RankOrderSignEncoder`).
-public struct AFAThesis: FingerprintAlgorithm, Parameterized {
+public struct AFAThesis: FramedFingerprinting, Parameterized {
     public struct Parameters: AlgorithmParameters {
         public var sampleRate = 5512.0
         public var frameSize = 2048
@@ -70,17 +70,11 @@ public struct AFAThesis: FingerprintAlgorithm, Parameterized {
                            rows: parameters.imageRows)
     }
 
-    public func fingerprint(_ audio: Audio, role: FingerprintRole) -> AFAFingerprint {
-        let maker = imageMaker
-        let spectrogram = maker.spectrogram(audio.samples)
-        let encoder = RankOrderSignEncoder(topWavelets: parameters.topWavelets)
-        var words: [UInt64] = []
-        for start in maker.imageStarts(frameCount: spectrogram.rows, frameStride: parameters.imageRows) {
-            let wavelets = Haar.transform2D(maker.image(spectrogram, startingAt: start), form: .normalised)
-            words += encoder.encode(wavelets.values)
-        }
-        return AFAFingerprint(bitsPerSubFingerprint: 2 * parameters.topWavelets, wordsPerSubFingerprint: encoder.wordCount,
-                              words: words, step: step, duration: audio.duration)
+    public var frontEnd: FrameFrontEnd { imageMaker.frontEnd }
+
+    public func rowBuilder(role: FingerprintRole) -> AFAImages {
+        AFAImages(window: imageMaker.window(frameStride: parameters.imageRows),
+                  encoder: RankOrderSignEncoder(topWavelets: parameters.topWavelets), step: step)
     }
 
     /// The thesis answers with the best reference whatever its score: every comparison is a match.
@@ -106,5 +100,29 @@ public struct AFAFingerprint: Fingerprint, Equatable {
 
     func subFingerprint(_ i: Int) -> ArraySlice<UInt64> {
         words[(i * wordsPerSubFingerprint)..<((i + 1) * wordsPerSubFingerprint)]
+    }
+}
+
+/// AFA's back end: each non-overlapping image, Haar-transformed and sign-encoded as its last row arrives.
+public struct AFAImages: RowBuilder {
+    var window: ImageWindow
+    let encoder: RankOrderSignEncoder
+    let step: Double
+    private var words: [UInt64] = []
+
+    init(window: ImageWindow, encoder: RankOrderSignEncoder, step: Double) {
+        self.window = window
+        self.encoder = encoder
+        self.step = step
+    }
+
+    public mutating func add(_ row: UnsafeBufferPointer<Float>) {
+        guard let (_, image) = window.add(row) else { return }
+        words += encoder.encode(Haar.transform2D(image, form: .normalised).values)
+    }
+
+    public func finish(duration: Double) -> AFAFingerprint {
+        AFAFingerprint(bitsPerSubFingerprint: 2 * encoder.topWavelets, wordsPerSubFingerprint: encoder.wordCount,
+                       words: words, step: step, duration: duration)
     }
 }

@@ -59,9 +59,12 @@ public struct MelodyAnalyzing: FramedFingerprinting, Parameterized {
 
     public var frontEnd: FrameFrontEnd { LoudestFrequencyExtractor(parameters: parameters).frontEnd }
 
-    public func fingerprint(rows: Matrix, duration: Double, role: FingerprintRole) -> MAAFingerprint {
-        MAAFingerprint(rangeCount: parameters.rangeCount, binWidth: parameters.sampleRate / Double(parameters.windowSize),
-                       loudestBins: rows.values.map { UInt16($0) }, duration: duration)
+    public func rowBuilder(role: FingerprintRole) -> KeptRows<MAAFingerprint> {
+        let p = parameters
+        return KeptRows { rows, duration in
+            MAAFingerprint(rangeCount: p.rangeCount, binWidth: p.sampleRate / Double(p.windowSize),
+                           loudestBins: rows.map { UInt16($0) }, duration: duration)
+        }
     }
 
     /// The thesis answers with the best reference whatever its score: every comparison is a match.

@@ -66,8 +66,9 @@ public struct ChromaBaseline: FramedFingerprinting, Parameterized {
         }
     }
 
-    public func fingerprint(rows chroma: Matrix, duration: Double, role: FingerprintRole) -> ChromaFingerprint {
-        ChromaFingerprint(chroma: chroma.values, step: Double(parameters.hop) / parameters.sampleRate, duration: duration)
+    public func rowBuilder(role: FingerprintRole) -> KeptRows<ChromaFingerprint> {
+        let step = Double(parameters.hop) / parameters.sampleRate
+        return KeptRows { chroma, duration in ChromaFingerprint(chroma: chroma, step: step, duration: duration) }
     }
 
     public func compare(query: ChromaFingerprint, reference: ChromaFingerprint) -> Comparison {

@@ -50,7 +50,7 @@ public struct AnyAlgorithm: Sendable {
     private init<A: FingerprintAlgorithm>(_ algorithm: A, identifier: String,
                                           variants: (@Sendable ([(name: String, value: String)], String) throws -> AnyAlgorithm)?) {
         variantBody = variants
-        if let framed = algorithm as? any FramedFingerprinting { streamBody = Self.streaming(framed) } else { streamBody = nil }
+        if let streaming = algorithm as? any StreamingFingerprinting { streamBody = Self.streaming(streaming) } else { streamBody = nil }
         self.identifier = identifier
         revision = algorithm.revision
         displayName = algorithm.displayName
@@ -91,8 +91,8 @@ public struct AnyAlgorithm: Sendable {
         return AnyFingerprint(algorithm: identifier, base: print)
     }
 
-    /// Reads `path` (optionally a window of it) at the algorithm's rate and fingerprints it; an algorithm
-    /// with a framed front end does it as the file decodes, holding one frame of samples, not the signal.
+    /// Reads `path` (optionally a window of it) at the algorithm's rate and fingerprints it; a streaming
+    /// algorithm does it as the file decodes, holding a bounded window of samples, not the signal.
     public func fingerprint(file path: String, window: TimeWindow? = nil, role: FingerprintRole = .reference) throws -> AnyFingerprint {
         guard let streamBody else { return try fingerprint(AudioReader.read(path, sampleRate: sampleRate, window: window), role: role) }
         let (print, samples, sound) = try streamBody(path, window, role)
@@ -105,12 +105,16 @@ public struct AnyAlgorithm: Sendable {
         return AnyFingerprint(algorithm: identifier, base: print)
     }
 
-    private static func streaming<A: FramedFingerprinting>(_ algorithm: A) -> @Sendable (String, TimeWindow?, FingerprintRole) throws -> (print: any Fingerprint, samples: Int, sound: Bool) {
+    private static func streaming<A: StreamingFingerprinting>(_ algorithm: A) -> @Sendable (String, TimeWindow?, FingerprintRole) throws -> (print: any Fingerprint, samples: Int, sound: Bool) {
         { path, window, role in
-            let stream = algorithm.frontEnd.stream()
-            try AudioReader.stream(path, sampleRate: algorithm.sampleRate, window: window) { stream.consume($0) }
-            let print = algorithm.fingerprint(rows: stream.finish(), duration: Double(stream.sampleCount) / algorithm.sampleRate, role: role)
-            return (print, stream.sampleCount, stream.heardSound)
+            let stream = algorithm.stream(role: role)
+            var samples = 0, sound = false
+            try AudioReader.stream(path, sampleRate: algorithm.sampleRate, window: window) { block in
+                samples += block.count
+                if !sound { sound = block.contains { $0 != 0 } }
+                stream.consume(block)
+            }
+            return (stream.finish(duration: Double(samples) / algorithm.sampleRate), samples, sound)
         }
     }
 

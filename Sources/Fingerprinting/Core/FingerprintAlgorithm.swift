@@ -120,18 +120,71 @@ public enum FingerprintError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// Builds one fingerprint from samples fed block by block, as a file decodes, holding a bounded window
+/// of them plus what the fingerprint needs, never the signal.
+public protocol PrintStream: AnyObject {
+    associatedtype Print: Fingerprint
+    func consume(_ block: UnsafeBufferPointer<Float>)
+    /// The fingerprint of everything consumed (`duration` seconds of it).
+    func finish(duration: Double) -> Print
+}
+
+/// An algorithm that fingerprints a file as it decodes (`AnyAlgorithm.fingerprint(file:)`). Audio in
+/// memory goes through the same stream as one block, so there is one path and both give the same bits.
+public protocol StreamingFingerprinting: FingerprintAlgorithm {
+    associatedtype Stream: PrintStream where Stream.Print == Print
+    func stream(role: FingerprintRole) -> Stream
+}
+
+extension StreamingFingerprinting {
+    public func fingerprint(_ audio: Audio, role: FingerprintRole) -> Print {
+        let stream = stream(role: role)
+        audio.samples.withUnsafeBufferPointer { stream.consume($0) }
+        return stream.finish(duration: audio.duration)
+    }
+}
+
+/// The back end of a framed algorithm: takes the front end's rows one at a time, in order.
+public protocol RowBuilder {
+    associatedtype Print: Fingerprint
+    mutating func add(_ row: UnsafeBufferPointer<Float>)
+    func finish(duration: Double) -> Print
+}
+
 /// An algorithm whose front end is one STFT with a per-frame transform (`FrameFrontEnd`) and whose back
-/// end reads only the transformed rows: it fingerprints a file as the file decodes, holding one frame of
-/// samples and the rows, never the signal (`AnyAlgorithm.fingerprint(file:)`). The whole-signal path
-/// comes with it, so both give the same fingerprint.
-public protocol FramedFingerprinting: FingerprintAlgorithm {
+/// end reads the rows as they come (`RowBuilder`); streaming comes with it.
+public protocol FramedFingerprinting: StreamingFingerprinting where Stream == FramedStream<Builder> {
+    associatedtype Builder: RowBuilder where Builder.Print == Print
     var frontEnd: FrameFrontEnd { get }
-    /// The fingerprint from the front end's rows of `duration` seconds of audio.
-    func fingerprint(rows: Matrix, duration: Double, role: FingerprintRole) -> Print
+    func rowBuilder(role: FingerprintRole) -> Builder
 }
 
 extension FramedFingerprinting {
-    public func fingerprint(_ audio: Audio, role: FingerprintRole) -> Print {
-        fingerprint(rows: frontEnd.rows(audio.samples), duration: audio.duration, role: role)
+    public func stream(role: FingerprintRole) -> FramedStream<Builder> { FramedStream(frontEnd.stream(), rowBuilder(role: role)) }
+}
+
+/// A frame stream feeding a row builder.
+public final class FramedStream<Builder: RowBuilder>: PrintStream {
+    private let frames: FrameStream
+    private var builder: Builder
+
+    init(_ frames: FrameStream, _ builder: Builder) {
+        self.frames = frames
+        self.builder = builder
     }
+
+    public func consume(_ block: UnsafeBufferPointer<Float>) { frames.consume(block) { builder.add($0) } }
+    public func finish(duration: Double) -> Builder.Print { builder.finish(duration: duration) }
+}
+
+/// A back end that keeps every row as it is and makes the fingerprint from them at the end (the rows
+/// are the fingerprint: MAA's loudest bins, chroma vectors).
+public struct KeptRows<Print: Fingerprint>: RowBuilder {
+    private var values: [Float] = []
+    private let make: @Sendable ([Float], Double) -> Print
+
+    public init(_ make: @escaping @Sendable (_ values: [Float], _ duration: Double) -> Print) { self.make = make }
+
+    public mutating func add(_ row: UnsafeBufferPointer<Float>) { values.append(contentsOf: row) }
+    public func finish(duration: Double) -> Print { make(values, duration) }
 }

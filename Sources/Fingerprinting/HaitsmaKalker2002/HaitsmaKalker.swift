@@ -70,9 +70,7 @@ public struct HaitsmaKalker: FramedFingerprinting, Parameterized {
         }
     }
 
-    public func fingerprint(rows energies: Matrix, duration: Double, role: FingerprintRole) -> HKFingerprint {
-        HKFingerprint(words: EnergyDifferenceHasher.words(energies), step: step, duration: duration)
-    }
+    public func rowBuilder(role: FingerprintRole) -> EnergyDifferenceHasher { EnergyDifferenceHasher(step: step) }
 
     public func compare(query: HKFingerprint, reference: HKFingerprint) -> Comparison {
         bestBitErrorComparison(query: query.words, reference: reference.words, step: query.step)

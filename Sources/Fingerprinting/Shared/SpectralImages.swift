@@ -16,19 +16,44 @@ struct SpectralImageMaker {
     /// Samples one image spans: its first frame plus `rows - 1` hops.
     var imageSpan: Int { stft.frameSize + (rows - 1) * stft.hop }
 
-    /// The band-energy spectrogram of `samples`.
-    func spectrogram(_ samples: [Float]) -> Matrix { stft.bandEnergies(samples, bands: bands) }
+    /// The band-energy rows the images are cut from.
+    var frontEnd: FrameFrontEnd { .bandEnergies(stft, bands: bands) }
 
-    /// The first frame of each image, images starting every `frameStride` frames.
-    func imageStarts(frameCount: Int, frameStride: Int) -> [Int] {
-        frameCount < rows ? [] : Array(stride(from: 0, through: frameCount - rows, by: frameStride))
+    /// Images starting every `frameStride` frames, cut as the rows come.
+    func window(frameStride: Int) -> ImageWindow { ImageWindow(rows: rows, columns: bands.bandCount, stride: frameStride) }
+}
+
+/// The last `rows` rows of a band-energy spectrogram: hands out each image of `rows` consecutive frames
+/// as its last row arrives, for images starting at frames 0, stride, 2·stride, ...
+struct ImageWindow {
+    let rows: Int
+    let columns: Int
+    let stride: Int
+    /// Row r of the spectrogram lives at slot r mod rows.
+    private var ring: [Float]
+    private var seen = 0
+
+    init(rows: Int, columns: Int, stride: Int) {
+        self.rows = rows
+        self.columns = columns
+        self.stride = stride
+        ring = [Float](repeating: 0, count: rows * columns)
     }
 
-    /// The image of `rows` frames starting at frame `start`.
-    func image(_ spectrogram: Matrix, startingAt start: Int) -> Matrix {
-        let from = start * spectrogram.columns
-        return Matrix(rows: rows, columns: spectrogram.columns,
-                      values: Array(spectrogram.values[from..<(from + rows * spectrogram.columns)]))
+    /// Adds the next row; returns the image it completes and that image's first frame, if one starts on the stride.
+    mutating func add(_ row: UnsafeBufferPointer<Float>) -> (start: Int, image: Matrix)? {
+        let slot = seen % rows
+        for c in 0..<columns { ring[slot * columns + c] = row[c] }
+        seen += 1
+        let start = seen - rows
+        guard start >= 0, start % stride == 0 else { return nil }
+        // The oldest row sits just after the newest: two copies put the image in time order.
+        let oldest = (seen % rows) * columns
+        var values: [Float] = []
+        values.reserveCapacity(ring.count)
+        values += ring[oldest...]
+        values += ring[..<oldest]
+        return (start, Matrix(rows: rows, columns: columns, values: values))
     }
 }
 

@@ -4,7 +4,7 @@ import DSP
 /// Shazam-style constellation hashing (Wang 2003): spectrogram peaks, anchor-target pairs hashed as
 /// (f1, df, dt), matched by a histogram of time offsets. Where the paper gives no number, audfprint's
 /// published defaults are used.
-public struct Constellation: FingerprintAlgorithm, Parameterized {
+public struct Constellation: StreamingFingerprinting, Parameterized {
     public struct Parameters: AlgorithmParameters {
         public var sampleRate = 11_025.0
         public var fftSize = 512
@@ -76,21 +76,9 @@ public struct Constellation: FingerprintAlgorithm, Parameterized {
         ])
     }
 
-    public func fingerprint(_ audio: Audio, role: FingerprintRole) -> ConstellationFingerprint {
-        let hop = parameters.hop, shifts = role == .query ? max(1, parameters.queryShifts) : 1
-        var pairs: Set<HashAtTime> = []
-        for shift in 0..<shifts {
-            let offset = shift * hop / shifts
-            let peaks = PeakPicker(parameters: parameters).peaks(Array(audio.samples.dropFirst(offset)))
-            // A frame of the shifted analysis starts `offset` samples late: round to the nearest frame.
-            let lateFrames = offset * 2 >= hop ? 1 : 0
-            for pair in PeakPairHash.pairs(peaks, parameters: parameters) {
-                pairs.insert(HashAtTime(time: pair.time + UInt32(lateFrames), hash: pair.hash))
-            }
-        }
-        let ordered = pairs.sorted { ($0.time, $0.hash) < ($1.time, $1.hash) }
-        return ConstellationFingerprint(hashes: ordered.map(\.hash), times: ordered.map(\.time),
-                                        step: step, duration: audio.duration)
+    /// Queries are analysed at `queryShifts` sub-hop offsets, references once.
+    public func stream(role: FingerprintRole) -> ConstellationStream {
+        ConstellationStream(parameters: parameters, shifts: role == .query ? max(1, parameters.queryShifts) : 1)
     }
 
     public func compare(query: ConstellationFingerprint, reference: ConstellationFingerprint) -> Comparison {
@@ -102,9 +90,53 @@ public struct Constellation: FingerprintAlgorithm, Parameterized {
     public func makeIndex() -> InvertedHashIndex { InvertedHashIndex() }
 }
 
-struct HashAtTime: Hashable {
-    var time: UInt32
-    var hash: UInt32
+/// Constellation hashing as the audio comes: per analysis shift, a power spectrogram feeding a peak
+/// picker; at the end each shift's peaks are paired, and the shifts' hashes merged without repeats.
+public final class ConstellationStream: PrintStream {
+    private let parameters: Constellation.Parameters
+    /// Samples each shift still skips before its first frame.
+    private var skips: [Int]
+    private let frames: [FrameStream]
+    private var pickers: [PeakPicker]
+
+    init(parameters: Constellation.Parameters, shifts: Int) {
+        self.parameters = parameters
+        skips = (0..<shifts).map { $0 * parameters.hop / shifts }
+        let spectrum = FrameFrontEnd.power(STFT(frameSize: parameters.fftSize, hop: parameters.hop, window: .hann))
+        frames = skips.map { _ in spectrum.stream() }
+        pickers = skips.map { _ in PeakPicker(parameters: parameters) }
+    }
+
+    public func consume(_ block: UnsafeBufferPointer<Float>) {
+        for shift in frames.indices {
+            let skipped = min(skips[shift], block.count)
+            skips[shift] -= skipped
+            frames[shift].consume(UnsafeBufferPointer(rebasing: block[skipped...])) { pickers[shift].add($0) }
+        }
+    }
+
+    public func finish(duration: Double) -> ConstellationFingerprint {
+        let hop = parameters.hop
+        // (time << 32 | hash): sorting orders by time, then hash.
+        var keys: [UInt64] = []
+        for shift in pickers.indices {
+            // A frame of a shifted analysis starts `offset` samples late: round to the nearest frame.
+            let offset = shift * hop / pickers.count
+            let late: UInt32 = offset * 2 >= hop ? 1 : 0
+            for pair in PeakPairHash.pairs(pickers[shift].finish(), parameters: parameters) {
+                keys.append(UInt64(pair.time + late) << 32 | UInt64(pair.hash))
+            }
+        }
+        keys.sort()
+        var unique = 0
+        for key in keys where unique == 0 || key != keys[unique - 1] {
+            keys[unique] = key
+            unique += 1
+        }
+        keys.removeLast(keys.count - unique)
+        return ConstellationFingerprint(hashes: keys.map { UInt32(truncatingIfNeeded: $0) }, times: keys.map { UInt32($0 >> 32) },
+                                        step: Double(hop) / parameters.sampleRate, duration: duration)
+    }
 }
 
 /// Peak-pair hashes with the frame of their anchor peak, in time order.

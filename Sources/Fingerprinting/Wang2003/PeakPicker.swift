@@ -7,56 +7,81 @@ struct Peak: Equatable {
     var bin: Int
 }
 
-/// Finds the constellation: local maxima of the power spectrogram within a time-frequency neighbourhood,
-/// above a floor, at most a few per frame (the strongest). The neighbourhood maximum is computed
-/// separably (across bins, then across frames), so the cost does not grow with its area.
+/// Finds the constellation as the power spectrogram's rows come: local maxima within ±peakBinRadius
+/// bins and ±peakFrameRadius frames, at most peaksPerFrame per frame (the strongest), above a floor
+/// peakFloorDecibels below the recording's loudest bin. A frame is examined once the frames after it
+/// that its neighbourhood reaches have arrived, so only 2 × radius + 1 rows are held. The floor is known
+/// only at the end; the strongest candidates above it are the strongest candidates that lie above it, so
+/// keeping each frame's strongest few in advance and dropping those below the floor at the end finds
+/// exactly the peaks of the whole spectrogram at once.
 struct PeakPicker {
     let parameters: Constellation.Parameters
+    private let columns: Int
+    private let depth: Int
+    /// Ring of the last `depth` rows: the power, and its maximum over ±peakBinRadius bins.
+    private var power: [Float]
+    private var acrossBins: [Float]
+    private var scratch: [Float]
+    private var rowsSeen = 0
+    private var loudest: Float = 0
+    /// Each examined frame's strongest local maxima, strongest first.
+    private var candidates: [(frame: UInt32, bin: UInt16, value: Float)] = []
 
-    func peaks(_ samples: [Float]) -> [Peak] {
-        let p = parameters
-        let power = STFT(frameSize: p.fftSize, hop: p.hop, window: .hann).powerSpectrogram(samples)
-        let neighbourhood = maximumFilter(power)
-        // Bins 1 ... 255: DC carries no pitch and the Nyquist bin does not fit the 8-bit f1 field.
-        let bins = 1..<min(power.columns - 1, 1 << PeakPairHash.f1.width)
-        let floor = (power.values.max() ?? 0) * Float(pow(10, -p.peakFloorDecibels / 10))
-        var found: [Peak] = []
-        for frame in 0..<power.rows {
-            let row = frame * power.columns
-            var candidates: [(bin: Int, value: Float)] = []
-            for bin in bins {
-                let value = power.values[row + bin]
-                if value > floor && value == neighbourhood[row + bin] { candidates.append((bin, value)) }
-            }
-            candidates.sort { $0.value != $1.value ? $0.value > $1.value : $0.bin < $1.bin }
-            found += candidates.prefix(p.peaksPerFrame).map { Peak(frame: frame, bin: $0.bin) }.sorted { $0.bin < $1.bin }
-        }
-        return found
+    init(parameters: Constellation.Parameters) {
+        self.parameters = parameters
+        columns = parameters.fftSize / 2 + 1
+        depth = 2 * parameters.peakFrameRadius + 1
+        power = [Float](repeating: 0, count: depth * columns)
+        acrossBins = power
+        scratch = [Float](repeating: 0, count: 2 * (columns + 2 * parameters.peakBinRadius))
     }
 
-    /// The maximum over ±peakBinRadius bins and ±peakFrameRadius frames around every cell.
-    private func maximumFilter(_ power: Matrix) -> [Float] {
-        let rows = power.rows, columns = power.columns
-        var acrossBins = [Float](repeating: 0, count: power.values.count)
-        var result = acrossBins
-        var scratch = [Float](repeating: 0, count: 2 * (max(rows, columns) + 2 * max(parameters.peakBinRadius, parameters.peakFrameRadius)))
-        power.values.withUnsafeBufferPointer { input in
-            acrossBins.withUnsafeMutableBufferPointer { output in
-                for r in 0..<rows {
-                    slidingMaximum(input.baseAddress! + r * columns, stride: 1, into: output.baseAddress! + r * columns,
-                                   count: columns, radius: parameters.peakBinRadius, scratch: &scratch)
-                }
-            }
+    mutating func add(_ row: UnsafeBufferPointer<Float>) {
+        let slot = (rowsSeen % depth) * columns
+        for bin in 0..<columns {
+            power[slot + bin] = row[bin]
+            loudest = max(loudest, row[bin])
         }
-        acrossBins.withUnsafeBufferPointer { input in
-            result.withUnsafeMutableBufferPointer { output in
-                for c in 0..<columns {
-                    slidingMaximum(input.baseAddress! + c, stride: columns, into: output.baseAddress! + c,
-                                   count: rows, radius: parameters.peakFrameRadius, scratch: &scratch)
-                }
-            }
+        acrossBins.withUnsafeMutableBufferPointer { output in
+            slidingMaximum(row.baseAddress!, stride: 1, into: output.baseAddress! + slot, count: columns,
+                           radius: parameters.peakBinRadius, scratch: &scratch)
         }
-        return result
+        rowsSeen += 1
+        let ready = rowsSeen - 1 - parameters.peakFrameRadius
+        if ready >= 0 { examine(ready) }
+    }
+
+    /// The peaks in frame order, within a frame by bin.
+    mutating func finish() -> [Peak] {
+        for frame in max(0, rowsSeen - parameters.peakFrameRadius)..<rowsSeen { examine(frame) }
+        let floor = loudest * Float(pow(10, -parameters.peakFloorDecibels / 10))
+        var peaks: [Peak] = []
+        var first = 0
+        while first < candidates.count {
+            var end = first
+            while end < candidates.count && candidates[end].frame == candidates[first].frame { end += 1 }
+            peaks += candidates[first..<end].filter { $0.value > floor }.map { Peak(frame: Int($0.frame), bin: Int($0.bin)) }.sorted { $0.bin < $1.bin }
+            first = end
+        }
+        return peaks
+    }
+
+    /// Keeps the strongest local maxima of `frame`, whose neighbourhood is all present.
+    private mutating func examine(_ frame: Int) {
+        let p = parameters
+        let row = (frame % depth) * columns
+        let others = (max(0, frame - p.peakFrameRadius)...min(rowsSeen - 1, frame + p.peakFrameRadius))
+            .filter { $0 != frame }.map { ($0 % depth) * columns }
+        // Bins 1 ... 255: DC carries no pitch and the Nyquist bin does not fit the 8-bit f1 field.
+        var found: [(frame: UInt32, bin: UInt16, value: Float)] = []
+        for bin in 1..<min(columns - 1, 1 << PeakPairHash.f1.width) {
+            // The largest of its row's window first (few are), then of the other frames' windows.
+            let value = power[row + bin]
+            guard value == acrossBins[row + bin], others.allSatisfy({ value >= acrossBins[$0 + bin] }) else { continue }
+            found.append((UInt32(frame), UInt16(bin), value))
+        }
+        found.sort { $0.value != $1.value ? $0.value > $1.value : $0.bin < $1.bin }
+        candidates += found.prefix(p.peaksPerFrame)
     }
 }
 
