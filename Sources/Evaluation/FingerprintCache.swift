@@ -9,10 +9,18 @@ struct FingerprintCache: Sendable {
     let folder: URL?
 
     /// Opens the cache, removing temporary files that writers killed more than an hour ago left behind
-    /// (younger ones may belong to a run sharing the cache).
+    /// (younger ones may belong to a run sharing the cache). A cache holds tens of thousands of files, so
+    /// it is swept at most once an hour (the time of the last sweep is the `.swept` file's).
     init(folder: URL?) {
         self.folder = folder
-        if let folder { removeStaleTemporaries(in: folder, olderThan: 3600) }
+        guard let folder else { return }
+        let marker = folder.appendingPathComponent(".swept")
+        let swept = (try? FileManager.default.attributesOfItem(atPath: marker.path))?[.modificationDate] as? Date
+        if swept.map({ Date().timeIntervalSince($0) >= 3600 }) ?? true {
+            removeStaleTemporaries(in: folder, olderThan: 3600)
+            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try? Data().write(to: marker)
+        }
     }
 
     func key(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) -> String {
@@ -20,13 +28,13 @@ struct FingerprintCache: Sendable {
     }
 
     private func file(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) -> URL? {
-        folder?.appendingPathComponent(algorithm.identifier).appendingPathComponent(key(algorithm, role: role, contentKey: contentKey) + ".json")
+        folder?.appendingPathComponent(algorithm.identifier).appendingPathComponent(key(algorithm, role: role, contentKey: contentKey) + ".fpc")
     }
 
     func load(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) -> AnyFingerprint? {
         guard let file = file(algorithm, role: role, contentKey: contentKey),
               let data = FileManager.default.contents(atPath: file.path) else { return nil }
-        return try? algorithm.decode(data)
+        return try? algorithm.decode(data, as: .compact)
     }
 
     /// Stores a fingerprint; a failure (a full disk, a read-only folder) is reported once, not thrown.
@@ -34,7 +42,7 @@ struct FingerprintCache: Sendable {
         guard let file = file(algorithm, role: role, contentKey: contentKey) else { return }
         do {
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try algorithm.encode(print).write(to: file, options: .atomic)
+            try algorithm.encode(print, as: .compact).write(to: file, options: .atomic)
         } catch {
             CacheWarning.once("warning: fingerprint cache \(folder!.path) cannot be written (\(error.localizedDescription)); going on without it\n")
         }

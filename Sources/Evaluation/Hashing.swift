@@ -24,7 +24,10 @@ struct SHA256Hasher {
     }
 }
 
-private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+private func hex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+}
 
 /// SHA-256 as lowercase hex.
 public func sha256Hex(_ data: Data) -> String {

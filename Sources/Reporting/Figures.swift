@@ -10,7 +10,7 @@ public enum Figures {
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
-    static func number(_ value: Double) -> String { String(format: "%.1f", value) }
+    static func number(_ value: Double) -> String { formatted("%.1f", value) }
 
     /// A line chart, one series per algorithm; y from 0 to `yMaximum`; x labelled at `xTicks`, or at
     /// every x a series has; `chance`, when given, drawn as a dashed line at that y.

@@ -1,36 +1,47 @@
-/// LSH tables: per table, key -> (reference, image). A query image votes for every reference image
-/// sharing its key in a table; one shared by enough tables is a hit.
+/// One reference's LSH tables: per table, its images' keys sorted, so a query image finds the reference
+/// images sharing its key in a table by binary search; one shared in enough tables is a hit.
 struct LSHTables {
-    private var tables: [[UInt64: [(reference: Int32, image: Int32)]]]
-    private(set) var entries = 0
+    /// Per table, (key, image) sorted by key then image.
+    private let tables: [[(key: UInt64, image: Int32)]]
+    private let imageCount: Int
 
-    init(tableCount: Int) { tables = Array(repeating: [:], count: tableCount) }
-
-    mutating func add(_ print: WaveprintFingerprint, reference: Int) {
-        for image in 0..<print.subFingerprintCount {
-            for table in tables.indices {
-                tables[table][print.key(image: image, table: table), default: []].append((Int32(reference), Int32(image)))
-            }
+    init(_ reference: WaveprintFingerprint) {
+        imageCount = reference.subFingerprintCount
+        tables = (0..<reference.tableCount).map { table in
+            (0..<reference.subFingerprintCount).map { (key: reference.key(image: $0, table: table), image: Int32($0)) }
+                .sorted { $0.key != $1.key ? $0.key < $1.key : $0.image < $1.image }
         }
-        entries += print.subFingerprintCount * tables.count
     }
 
-    /// Every (query image, reference, reference image) sharing at least `threshold` table keys, with that count.
-    func hits(_ query: WaveprintFingerprint, threshold: Int) -> [(queryImage: Int, reference: Int, image: Int, votes: Int)] {
-        var result: [(queryImage: Int, reference: Int, image: Int, votes: Int)] = []
-        var votes: [Int64: Int] = [:]
+    /// Every (query image, reference image) sharing at least `threshold` table keys, with that count.
+    func hits(_ query: WaveprintFingerprint, threshold: Int) -> [(queryImage: Int, image: Int, votes: Int)] {
+        var result: [(queryImage: Int, image: Int, votes: Int)] = []
+        var votes = [Int32](repeating: 0, count: imageCount)
+        var touched: [Int] = []
         for queryImage in 0..<query.subFingerprintCount {
-            votes.removeAll(keepingCapacity: true)
-            for table in tables.indices {
-                for entry in tables[table][query.key(image: queryImage, table: table)] ?? [] {
-                    votes[Int64(entry.reference) << 32 | Int64(entry.image), default: 0] += 1
+            for (t, table) in tables.enumerated() {
+                let key = query.key(image: queryImage, table: t)
+                var i = firstIndex(of: key, in: table)
+                while i < table.count && table[i].key == key {
+                    let image = Int(table[i].image)
+                    if votes[image] == 0 { touched.append(image) }
+                    votes[image] += 1
+                    i += 1
                 }
             }
-            for (packed, count) in votes where count >= threshold {
-                result.append((queryImage, Int(packed >> 32), Int(packed & 0xFFFF_FFFF), count))
+            for image in touched {
+                if votes[image] >= threshold { result.append((queryImage, image, Int(votes[image]))) }
+                votes[image] = 0
             }
+            touched.removeAll(keepingCapacity: true)
         }
         return result
+    }
+
+    private func firstIndex(of key: UInt64, in table: [(key: UInt64, image: Int32)]) -> Int {
+        var low = 0, high = table.count
+        while low < high { let mid = (low + high) / 2; if table[mid].key < key { low = mid + 1 } else { high = mid } }
+        return low
     }
 }
 
@@ -40,8 +51,8 @@ struct LSHTables {
 struct AlignedVoteMatcher {
     let parameters: Waveprint.Parameters
 
-    func compare(query: WaveprintFingerprint, reference: WaveprintFingerprint, tables: LSHTables) -> Comparison {
-        let hits = tables.hits(query, threshold: parameters.tableVotesThreshold)
+    func compare(query: WaveprintFingerprint, reference: WaveprintFingerprint) -> Comparison {
+        let hits = LSHTables(reference).hits(query, threshold: parameters.tableVotesThreshold)
         // Offset in hops of each hit: where the query starts in the reference.
         let offsets = hits.map { (image: $0.image, votes: $0.votes,
                                   offset: Int(reference.imageStarts[$0.image]) - Int(query.imageStarts[$0.queryImage])) }

@@ -107,9 +107,7 @@ public struct Waveprint: FramedFingerprinting, Parameterized {
     }
 
     public func compare(query: WaveprintFingerprint, reference: WaveprintFingerprint) -> Comparison {
-        var tables = LSHTables(tableCount: parameters.tableCount)
-        tables.add(reference, reference: 0)
-        return AlignedVoteMatcher(parameters: parameters).compare(query: query, reference: reference, tables: tables)
+        AlignedVoteMatcher(parameters: parameters).compare(query: query, reference: reference)
     }
 
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.score >= parameters.matchThreshold }

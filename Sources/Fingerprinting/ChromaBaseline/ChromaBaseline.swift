@@ -72,8 +72,9 @@ public struct ChromaBaseline: FramedFingerprinting, Parameterized {
     }
 
     public func compare(query: ChromaFingerprint, reference: ChromaFingerprint) -> Comparison {
+        let queryFrames = ChromaFrames(query), referenceFrames = ChromaFrames(reference)
         let best = bestAlignment(queryCount: query.subFingerprintCount, referenceCount: reference.subFingerprintCount) { q, r, length in
-            (0..<length).reduce(0.0) { total, i in total + query.cosine(q + i, reference, r + i) } / Double(length)
+            (0..<length).reduce(0.0) { total, i in total + queryFrames.cosine(q + i, referenceFrames, r + i) } / Double(length)
         }
         guard let best else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
         let score = min(1, max(0, best.score))
@@ -91,14 +92,28 @@ public struct ChromaFingerprint: Fingerprint, Equatable {
 
     public var subFingerprintCount: Int { chroma.count / 12 }
     public var byteCount: Int { chroma.count * MemoryLayout<Float>.size }
+}
+
+/// A chroma fingerprint's frames in double precision with their squared norms, computed once per
+/// comparison rather than once per frame pair.
+struct ChromaFrames {
+    let values: [Double]
+    let squaredNorms: [Double]
+
+    init(_ print: ChromaFingerprint) {
+        values = print.chroma.map(Double.init)
+        squaredNorms = (0..<print.subFingerprintCount).map { i in
+            var sum = 0.0
+            for c in 0..<12 { sum += Double(print.chroma[12 * i + c]) * Double(print.chroma[12 * i + c]) }
+            return sum
+        }
+    }
 
     /// Cosine similarity of frame `i` with frame `j` of `other`: dot / sqrt(|a|² |b|²), exactly 1 for equal frames.
-    func cosine(_ i: Int, _ other: ChromaFingerprint, _ j: Int) -> Double {
-        var dot = 0.0, aa = 0.0, bb = 0.0
-        for c in 0..<12 {
-            let a = Double(chroma[12 * i + c]), b = Double(other.chroma[12 * j + c])
-            dot += a * b; aa += a * a; bb += b * b
-        }
+    func cosine(_ i: Int, _ other: ChromaFrames, _ j: Int) -> Double {
+        var dot = 0.0
+        for c in 0..<12 { dot += values[12 * i + c] * other.values[12 * j + c] }
+        let aa = squaredNorms[i], bb = other.squaredNorms[j]
         return aa > 0 && bb > 0 ? dot / (aa * bb).squareRoot() : 0
     }
 }

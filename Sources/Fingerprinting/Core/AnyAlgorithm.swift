@@ -26,7 +26,7 @@ public struct AnyAlgorithm: Sendable {
     private let isMatchBody: @Sendable (Comparison) -> Bool
     private let makeIndexBody: @Sendable () -> any AnyIndexBox
     private let compareBody: @Sendable (any Fingerprint, any Fingerprint) -> Comparison
-    private let decodeBody: @Sendable (Data) throws -> any Fingerprint
+    private let decodeBody: @Sendable (Data, FingerprintFormat) throws -> any Fingerprint
     private let sliceBody: @Sendable (any Fingerprint, Double, Double) -> (print: any Fingerprint, start: Double)?
     /// The same algorithm with parameters changed (nil: it has none to change, as an external command).
     private let variantBody: (@Sendable ([(name: String, value: String)], String) throws -> AnyAlgorithm)?
@@ -65,7 +65,12 @@ public struct AnyAlgorithm: Sendable {
         compareBody = { query, reference in
             algorithm.compare(query: query as! A.Print, reference: reference as! A.Print)
         }
-        decodeBody = { try JSONDecoder().decode(A.Print.self, from: $0) }
+        decodeBody = { data, format in
+            switch format {
+            case .json: return try JSONDecoder().decode(A.Print.self, from: data)
+            case .compact: return try CompactCoding.decode(A.Print.self, from: data)
+            }
+        }
         sliceBody = { print, start, duration in
             (print as! A.Print).slice(from: start, duration: duration).map { ($0.print, $0.start) }
         }
@@ -134,16 +139,26 @@ public struct AnyAlgorithm: Sendable {
 
     func makeIndex() -> any AnyIndexBox { makeIndexBody() }
 
-    /// JSON, as written by `fpbench fingerprint --output` and the fingerprint cache.
-    public func encode(_ fingerprint: AnyFingerprint) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(fingerprint.base)
+    /// JSON (as `fpbench fingerprint --output` writes it), or the compact binary form the caches keep.
+    public func encode(_ fingerprint: AnyFingerprint, as format: FingerprintFormat = .json) throws -> Data {
+        switch format {
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return try encoder.encode(fingerprint.base)
+        case .compact: return try CompactCoding.encode(fingerprint.base)
+        }
     }
 
-    public func decode(_ data: Data) throws -> AnyFingerprint {
-        AnyFingerprint(algorithm: identifier, base: try decodeBody(data))
+    public func decode(_ data: Data, as format: FingerprintFormat = .json) throws -> AnyFingerprint {
+        AnyFingerprint(algorithm: identifier, base: try decodeBody(data, format))
     }
+}
+
+/// How a fingerprint is written: JSON for people and other tools, compact (`CompactCoding`) for caches,
+/// where reading it back fast is what matters.
+public enum FingerprintFormat: Sendable {
+    case json, compact
 }
 
 extension AnyAlgorithm: CustomStringConvertible {

@@ -2,41 +2,75 @@
 /// them; the best offset's hits (±1 frame) are the time-aligned matches.
 enum OffsetHistogramMatcher {
     static func compare(query: ConstellationFingerprint, reference: ConstellationFingerprint) -> Comparison {
-        var referenceTimes: [UInt32: [Int]] = [:]
-        for (hash, time) in zip(reference.hashes, reference.times) { referenceTimes[hash, default: []].append(Int(time)) }
-        let (aligned, offset) = bestOffset(query: query) { referenceTimes[$0] ?? [] }
-        guard aligned > 0, let lastQueryTime = query.times.last else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
+        let shared = SharedHashes(query, reference)
+        guard let lastQueryTime = query.times.last, let best = bestOffset(shared, lowest: -Int(lastQueryTime),
+                                                                          highest: Int(reference.times.last ?? 0)) else {
+            return Comparison(score: 0, offset: 0, rawFigure: 0)
+        }
+        // How many query hashes have a hit within ±1 frame of the best offset.
+        var aligned = 0
+        shared.forEachGroup { queryTimes, referenceTimes in
+            aligned += queryTimes.count { q in referenceTimes.contains { abs($0 - q - best) <= 1 } }
+        }
         // The reference's hashes over the stretch the query spans, and how many of them the query reproduced.
-        var queryTimes: [UInt32: [Int]] = [:]
-        for (hash, time) in zip(query.hashes, query.times) { queryTimes[hash, default: []].append(Int(time)) }
-        let span = offset...(offset + Int(lastQueryTime))
-        var spanned = 0, reproduced = 0
-        for (hash, time) in zip(reference.hashes, reference.times) where span.contains(Int(time)) {
-            spanned += 1
-            if queryTimes[hash]?.contains(where: { abs(Int(time) - $0 - offset) <= 1 }) == true { reproduced += 1 }
+        let span = best...(best + Int(lastQueryTime))
+        let spanned = reference.times.count { span.contains(Int($0)) }
+        var reproduced = 0
+        shared.forEachGroup { queryTimes, referenceTimes in
+            reproduced += referenceTimes.count { r in span.contains(r) && queryTimes.contains { abs(r - $0 - best) <= 1 } }
         }
         return Comparison(score: spanned > 0 ? Double(reproduced) / Double(spanned) : 0,
-                          offset: Double(offset) * query.step, rawFigure: Double(aligned))
+                          offset: Double(best) * query.step, rawFigure: Double(aligned))
     }
 
-    /// The offset (in frames) with the most votes, and how many query hashes have a hit within ±1 frame of it.
-    static func bestOffset(query: ConstellationFingerprint, referenceTimes: (UInt32) -> [Int]) -> (aligned: Int, offset: Int) {
-        var votes: [Int: Int] = [:]
-        var hits: [(queryIndex: Int, offset: Int)] = []
-        for (i, (hash, time)) in zip(query.hashes, query.times).enumerated() {
-            for referenceTime in referenceTimes(hash) {
-                let offset = referenceTime - Int(time)
-                votes[offset, default: 0] += 1
-                hits.append((i, offset))
-            }
+    /// The offset (reference time - query time, in frames, between `lowest` and `highest`) with the most
+    /// votes over its ±1 window, among offsets voted for; ties go to the earliest. Nil without votes.
+    static func bestOffset(_ shared: SharedHashes, lowest: Int, highest: Int) -> Int? {
+        var votes = [Int32](repeating: 0, count: highest - lowest + 3)
+        shared.forEachGroup { queryTimes, referenceTimes in
+            for q in queryTimes { for r in referenceTimes { votes[r - q - lowest + 1] += 1 } }
         }
-        // Most votes over the ±1 window; ties go to the earliest offset.
-        func windowVotes(_ o: Int) -> Int { (votes[o - 1] ?? 0) + (votes[o] ?? 0) + (votes[o + 1] ?? 0) }
-        guard let best = votes.keys.max(by: { windowVotes($0) != windowVotes($1) ? windowVotes($0) < windowVotes($1) : $0 > $1 }) else {
-            return (0, 0)
+        var best: (votes: Int32, offset: Int)?
+        for i in 1..<(votes.count - 1) where votes[i] > 0 {
+            let window = votes[i - 1] + votes[i] + votes[i + 1]
+            if best == nil || window > best!.votes { best = (window, i - 1 + lowest) }
         }
-        let aligned = Set(hits.filter { abs($0.offset - best) <= 1 }.map(\.queryIndex)).count
-        return (aligned, best)
+        return best?.offset
+    }
+}
+
+/// The hashes two fingerprints share, with the times each holds them at: both fingerprints' (hash,
+/// time) pairs sorted by hash and walked side by side.
+struct SharedHashes {
+    /// hash << 32 | time, sorted, for each side.
+    private let query: [UInt64]
+    private let reference: [UInt64]
+
+    init(_ query: ConstellationFingerprint, _ reference: ConstellationFingerprint) {
+        func keys(_ print: ConstellationFingerprint) -> [UInt64] { zip(print.hashes, print.times).map { UInt64($0) << 32 | UInt64($1) }.sorted() }
+        self.query = keys(query)
+        self.reference = keys(reference)
+    }
+
+    /// Calls `body` once per shared hash with the query's and the reference's times of it (ascending).
+    func forEachGroup(_ body: (_ queryTimes: Times, _ referenceTimes: Times) -> Void) {
+        var q = 0, r = 0
+        func group(_ keys: [UInt64], from start: inout Int) -> Times {
+            let first = start, hash = keys[start] >> 32
+            while start < keys.count && keys[start] >> 32 == hash { start += 1 }
+            return Times(keys: keys[first..<start])
+        }
+        while q < query.count && r < reference.count {
+            let a = query[q] >> 32, b = reference[r] >> 32
+            if a < b { q += 1 } else if b < a { r += 1 } else { body(group(query, from: &q), group(reference, from: &r)) }
+        }
+    }
+
+    /// The times of one hash: the low halves of its keys.
+    struct Times: Sequence {
+        let keys: ArraySlice<UInt64>
+        var count: Int { keys.count }
+        func makeIterator() -> LazyMapSequence<ArraySlice<UInt64>, Int>.Iterator { keys.lazy.map { Int($0 & 0xFFFF_FFFF) }.makeIterator() }
     }
 }
 
