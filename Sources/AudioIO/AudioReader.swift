@@ -42,38 +42,33 @@ public enum AudioReader {
     @discardableResult
     public static func stream(_ path: String, sampleRate: Double? = nil, window: TimeWindow? = nil,
                               expecting: (Int) -> Void = { _ in }, _ body: (UnsafeBufferPointer<Float>) throws -> Void) throws -> Double {
+        try stream(path, sampleRates: [sampleRate], window: window, expecting: expecting) { _, block in try body(block) }[0]
+    }
+
+    /// Decodes `path` once and hands its mono samples out at each of `sampleRates` (nil: the file's own),
+    /// one resampler per rate: `body(i, block)` gets the blocks at rate i, which add up to exactly what
+    /// `read` returns at that rate. `expecting` hears the first rate's promised count. Returns the rates.
+    public static func stream(_ path: String, sampleRates: [Double?], window: TimeWindow? = nil,
+                              expecting: (Int) -> Void = { _ in }, _ body: (Int, UnsafeBufferPointer<Float>) throws -> Void) throws -> [Double] {
         let file = try SoundFile(path: path)
         var startFrame = 0, frameCount: Int?
         if let window {
             (startFrame, frameCount) = try frames(of: window, in: file)
             try file.seek(toFrame: startFrame)
         }
-        let outputRate = sampleRate ?? file.sampleRate
-        let resampler = outputRate == file.sampleRate ? nil : try StreamResampler(from: file.sampleRate, to: outputRate, path: path)
+        let outputs = try sampleRates.map { try RateOutput(from: file.sampleRate, to: $0 ?? file.sampleRate, path: path) }
         let wanted = frameCount ?? file.frames
-        expecting(min(Int(Double(wanted ?? 0) * outputRate / file.sampleRate) + 1024, Int(outputRate) * 4 * 3600))
-        // The resampler's last block may run a sample long or short of the exact ratio: the last samples
-        // are held back until the end, then delivered trimmed or padded to the exact count.
-        let holdBack = 4096
-        var held: [Float] = [], delivered = 0
-        func pass(_ samples: UnsafeBufferPointer<Float>) throws {
-            held.append(contentsOf: samples)
-            guard held.count > 2 * holdBack else { return }
-            try held.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<($0.count - holdBack)])) }
-            delivered += held.count - holdBack
-            held.removeFirst(held.count - holdBack)
+        if let first = outputs.first {
+            expecting(min(Int(Double(wanted ?? 0) * first.rate / file.sampleRate) + 1024, Int(first.rate) * 4 * 3600))
         }
-        var resampled: [Float] = [], mono: [Float] = []
+        var mono: [Float] = []
         let channels = file.channels
         var decoded = 0
         try file.forEachBlock(maxFrames: frameCount ?? .max) { block, _ in
             decoded += block.count / channels
             // Mono blocks go straight on; others are mixed down first.
             func deliver(_ samples: UnsafeBufferPointer<Float>) throws {
-                guard let resampler else { return try pass(samples) }
-                resampled.removeAll(keepingCapacity: true)
-                try resampler.process(samples, into: &resampled)
-                try resampled.withUnsafeBufferPointer(pass)
+                for (i, output) in outputs.enumerated() { try output.feed(samples) { try body(i, $0) } }
             }
             if channels == 1 { return try deliver(block) }
             let frames = block.count / channels
@@ -81,11 +76,7 @@ public enum AudioReader {
             mixdown(block, channels: channels, into: &mono)
             try mono.withUnsafeBufferPointer { try deliver($0) }
         }
-        if let resampler {
-            resampled.removeAll(keepingCapacity: true)
-            try resampler.process(nil, into: &resampled)
-            try resampled.withUnsafeBufferPointer(pass)
-        }
+        for (i, output) in outputs.enumerated() { try output.feed(nil) { try body(i, $0) } }
         if decoded == 0 { throw AudioError.empty(path: path) }
         // Fewer frames than the window or the header states: the file is damaged, never silently padded.
         // A whole file may fall short of its header by up to `headerSlack` (libsndfile stops up to a few
@@ -95,10 +86,10 @@ public enum AudioReader {
             throw AudioError.truncated(path: path, at: Double(startFrame + decoded) / file.sampleRate,
                                        stated: Double(startFrame + wanted) / file.sampleRate)
         }
-        // soxr's flush may leave a sample more or less than the exact ratio of what was decoded.
-        fit(&held, to: max(0, Int((Double(decoded) * outputRate / file.sampleRate).rounded()) - delivered))
-        try held.withUnsafeBufferPointer(body)
-        return outputRate
+        for (i, output) in outputs.enumerated() {
+            try output.finish(count: Int((Double(decoded) * output.rate / file.sampleRate).rounded())) { try body(i, $0) }
+        }
+        return outputs.map(\.rate)
     }
 
     /// The first frame and the frame count of `window`, checked against the header's length.
@@ -167,3 +158,41 @@ public enum AudioReader {
 
 /// 20·log10(amplitude) relative to full scale; -infinity for silence.
 public func decibels(_ amplitude: Double) -> Double { 20 * log10(amplitude) }
+
+/// One output rate of a decoding: resamples the mono blocks (none when the rate is the file's) and hands
+/// them on, holding the last samples back until the end, since the resampler's last block may run a
+/// sample long or short of the exact ratio: they are then delivered trimmed or padded to the exact count.
+private final class RateOutput {
+    let rate: Double
+    private let resampler: StreamResampler?
+    private static let holdBack = 4096
+    private var held: [Float] = [], resampled: [Float] = []
+    private var delivered = 0
+
+    init(from inputRate: Double, to rate: Double, path: String) throws {
+        self.rate = rate
+        resampler = rate == inputRate ? nil : try StreamResampler(from: inputRate, to: rate, path: path)
+    }
+
+    /// Takes a mono block (nil: the end, flushing the resampler) and passes on what need not be held.
+    func feed(_ samples: UnsafeBufferPointer<Float>?, _ body: (UnsafeBufferPointer<Float>) throws -> Void) throws {
+        guard let resampler else { return try samples.map { try pass($0, body) } ?? () }
+        resampled.removeAll(keepingCapacity: true)
+        try resampler.process(samples, into: &resampled)
+        try resampled.withUnsafeBufferPointer { try pass($0, body) }
+    }
+
+    private func pass(_ samples: UnsafeBufferPointer<Float>, _ body: (UnsafeBufferPointer<Float>) throws -> Void) throws {
+        held.append(contentsOf: samples)
+        guard held.count > 2 * Self.holdBack else { return }
+        try held.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<($0.count - Self.holdBack)])) }
+        delivered += held.count - Self.holdBack
+        held.removeFirst(held.count - Self.holdBack)
+    }
+
+    /// Delivers the held samples, fitted so that `count` samples were delivered in all.
+    func finish(count: Int, _ body: (UnsafeBufferPointer<Float>) throws -> Void) throws {
+        fit(&held, to: max(0, count - delivered))
+        try held.withUnsafeBufferPointer(body)
+    }
+}

@@ -32,6 +32,17 @@ import Testing
         #expect(algorithm.compare(query: back, reference: print) == algorithm.compare(query: print, reference: print))
     }
 
+    /// The caches keep the compact form: it must give back the same fingerprint, field for field.
+    @Test(arguments: identifiers) func fingerprintsRoundTripThroughTheCompactForm(identifier: String) throws {
+        let algorithm = try AlgorithmRegistry.algorithm(identifier)
+        for role in [FingerprintRole.reference, .query] {
+            let print = try algorithm.fingerprint(audio(algorithm, start: 1, duration: 9), role: role)
+            let compact = try algorithm.encode(print, as: .compact)
+            #expect(try algorithm.encode(algorithm.decode(compact, as: .compact)) == algorithm.encode(print))
+            #expect(compact.count < (try algorithm.encode(print)).count, "the compact form is smaller than JSON")
+        }
+    }
+
     @Test(arguments: identifiers) func identityScoresOneAndSizeIsReported(identifier: String) throws {
         let algorithm = try AlgorithmRegistry.algorithm(identifier)
         let input = try audio(algorithm, start: 1, duration: 9)

@@ -199,3 +199,28 @@ import Testing
         #expect(throws: (any Error).self) { try ChildRun.run("/no/such/program", []) }
     }
 }
+
+/// The cache's compact form refuses what it cannot hold, with the reason, and damaged bytes likewise.
+@Suite struct CompactCodingTests {
+    struct Nested: Codable { var inner: [String: [UInt32]]; var label: String; var values: [Float] }
+    struct Wrapped: Codable {
+        var x: Double
+        func encode(to encoder: Encoder) throws { var c = encoder.unkeyedContainer(); try c.encode(x) }
+        init(x: Double) { self.x = x }
+        init(from decoder: Decoder) throws { var c = try decoder.unkeyedContainer(); x = try c.decode(Double.self) }
+    }
+
+    @Test func fieldsOfAnyCodableTypeRoundTrip() throws {
+        let value = Nested(inner: ["a": [1, 2, 3]], label: "é", values: [0.5, -1, .infinity])
+        let back = try CompactCoding.decode(Nested.self, from: CompactCoding.encode(value))
+        #expect(back.inner == value.inner && back.label == value.label && back.values == value.values)
+    }
+
+    @Test func unsupportedShapesAndDamagedBytesAreRefused() throws {
+        #expect(throws: CompactCodingError.self) { try CompactCoding.encode(Wrapped(x: 1)) }
+        let good = try CompactCoding.encode(Nested(inner: [:], label: "x", values: [1, 2]))
+        #expect(throws: CompactCodingError.self) { try CompactCoding.decode(Nested.self, from: good.prefix(good.count - 3)) }
+        #expect(throws: CompactCodingError.self) { try CompactCoding.decode(Nested.self, from: Data("{}".utf8)) }
+        #expect(throws: (any Error).self) { try CompactCoding.decode(Wrapped.self, from: good) }
+    }
+}

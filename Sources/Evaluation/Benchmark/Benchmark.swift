@@ -242,8 +242,6 @@ public struct Benchmark {
         var failures: [(Int, String)]
     }
 
-    /// Every track through every algorithm: from the cache (keyed by the file's checksum) or decoded
-    /// once at its own rate and resampled once per algorithm; the samples are dropped after each track.
     /// Every catalog file loaded, by algorithm: each checked against its algorithm (identifier,
     /// revision, parameters) and this catalog's tracks, in order.
     private func loadIndexFiles(algorithms: [AnyAlgorithm], tracks: [String]) throws -> [Int: (catalog: Catalog, loadSeconds: Double, fileBytes: Int)] {
@@ -265,6 +263,9 @@ public struct Benchmark {
         return loaded
     }
 
+    /// Every track through every algorithm: from the cache (keyed by the file's checksum) or from one
+    /// decoding of the track, resampled once per distinct rate and streamed into every algorithm that
+    /// lacks it (no track is held whole). Decoding's CPU time is the call's less the algorithms' own.
     private func indexCatalog(_ tracks: [String], algorithms all: [AnyAlgorithm], skipping: Set<Int> = [], progress: Progress) -> Indexed {
         let algorithms = all.enumerated().map { skipping.contains($0.offset) ? nil : $0.element }
         let c = configuration, cache = FingerprintCache(folder: c.cacheFolder)
@@ -276,24 +277,25 @@ public struct Benchmark {
                 return (algorithms.map { _ in .failure(error) }, algorithms.map { _ in 0 }, 0, algorithms.map { _ in false })
             }
             let cached = algorithms.map { $0.flatMap { cache.load($0, role: .reference, contentKey: contentKey) } }
-            var decoded: Result<Audio, Error>?
+            // The algorithms without a cached fingerprint, from one decoding of the track.
+            let missing = algorithms.indices.filter { algorithms[$0] != nil && cached[$0] == nil }
             var cpu = algorithms.map { _ in 0.0 }, decode = 0.0
+            var made: [Int: Result<AnyFingerprint, Error>] = [:]
+            if !missing.isEmpty {
+                let start = threadCPUSeconds()
+                do {
+                    let results = try AnyAlgorithm.fingerprints(file: path, algorithms: missing.map { algorithms[$0]! }, clock: threadCPUSeconds)
+                    for (a, result) in zip(missing, results) {
+                        made[a] = result.print
+                        cpu[a] = result.seconds
+                        if case .success(let print) = result.print { cache.store(print, algorithms[a]!, role: .reference, contentKey: contentKey) }
+                    }
+                } catch { for a in missing { made[a] = .failure(error) } }
+                decode = max(0, threadCPUSeconds() - start - cpu.reduce(0, +))
+            }
             let prints = algorithms.indices.map { a -> Result<AnyFingerprint, Error> in
-                guard let algorithm = algorithms[a] else { return .failure(IndexFileError(path: tracks[t], reason: "indexed by a file")) }
-                if let hit = cached[a] { return .success(hit) }
-                if decoded == nil {
-                    let start = threadCPUSeconds()
-                    decoded = Result { try AudioReader.read(path) }
-                    decode = threadCPUSeconds() - start
-                }
-                return Result {
-                    let audio = try decoded!.get()
-                    let start = threadCPUSeconds()
-                    defer { cpu[a] = threadCPUSeconds() - start }
-                    let print = try algorithm.fingerprint(audio.resampled(to: algorithm.sampleRate, label: path), role: .reference)
-                    cache.store(print, algorithm, role: .reference, contentKey: contentKey)
-                    return print
-                }
+                guard algorithms[a] != nil else { return .failure(IndexFileError(path: tracks[t], reason: "indexed by a file")) }
+                return cached[a].map { .success($0) } ?? made[a]!
             }
             return (prints, cpu, decode, cached.map { $0 != nil })
         }

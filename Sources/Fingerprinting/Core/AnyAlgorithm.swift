@@ -30,8 +30,9 @@ public struct AnyAlgorithm: Sendable {
     private let sliceBody: @Sendable (any Fingerprint, Double, Double) -> (print: any Fingerprint, start: Double)?
     /// The same algorithm with parameters changed (nil: it has none to change, as an external command).
     private let variantBody: (@Sendable ([(name: String, value: String)], String) throws -> AnyAlgorithm)?
-    /// A file fingerprinted as it decodes (nil: the algorithm needs the whole signal at once).
-    private let streamBody: (@Sendable (String, TimeWindow?, FingerprintRole) throws -> (print: any Fingerprint, samples: Int, sound: Bool))?
+    /// A fingerprint made as samples arrive: the algorithm's own stream, or, for one that needs the whole
+    /// signal at once, the samples gathered and fingerprinted at the end.
+    private let streamBody: @Sendable (FingerprintRole) -> SampleSink
 
     public init<A: FingerprintAlgorithm>(_ algorithm: A) {
         self.init(algorithm, identifier: algorithm.identifier, variants: nil)
@@ -50,7 +51,9 @@ public struct AnyAlgorithm: Sendable {
     private init<A: FingerprintAlgorithm>(_ algorithm: A, identifier: String,
                                           variants: (@Sendable ([(name: String, value: String)], String) throws -> AnyAlgorithm)?) {
         variantBody = variants
-        if let streaming = algorithm as? any StreamingFingerprinting { streamBody = Self.streaming(streaming) } else { streamBody = nil }
+        if let streaming = algorithm as? any StreamingFingerprinting { streamBody = Self.streaming(streaming) } else {
+            streamBody = { role in .gathering { try algorithm.fingerprint($0, role: role) } }
+        }
         self.identifier = identifier
         revision = algorithm.revision
         displayName = algorithm.displayName
@@ -96,30 +99,52 @@ public struct AnyAlgorithm: Sendable {
         return AnyFingerprint(algorithm: identifier, base: print)
     }
 
-    /// Reads `path` (optionally a window of it) at the algorithm's rate and fingerprints it; a streaming
-    /// algorithm does it as the file decodes, holding a bounded window of samples, not the signal.
+    /// Reads `path` (optionally a window of it) at the algorithm's rate and fingerprints it as it decodes,
+    /// holding a bounded window of samples, not the signal (unless the algorithm needs it whole).
     public func fingerprint(file path: String, window: TimeWindow? = nil, role: FingerprintRole = .reference) throws -> AnyFingerprint {
-        guard let streamBody else { return try fingerprint(AudioReader.read(path, sampleRate: sampleRate, window: window), role: role) }
-        let (print, samples, sound) = try streamBody(path, window, role)
-        // The same refusals as for audio in memory, in the same order.
-        guard Double(samples) / sampleRate >= minimumDuration else {
-            throw FingerprintError.tooShort(duration: Double(samples) / sampleRate, minimum: minimumDuration)
-        }
-        guard sound else { throw FingerprintError.silent }
-        guard print.subFingerprintCount > 0 else { throw FingerprintError.noSubFingerprints(duration: Double(samples) / sampleRate) }
-        return AnyFingerprint(algorithm: identifier, base: print)
+        try Self.fingerprints(file: path, window: window, role: role, algorithms: [self])[0].print.get()
     }
 
-    private static func streaming<A: StreamingFingerprinting>(_ algorithm: A) -> @Sendable (String, TimeWindow?, FingerprintRole) throws -> (print: any Fingerprint, samples: Int, sound: Bool) {
-        { path, window, role in
-            let stream = algorithm.stream(role: role)
-            var samples = 0, sound = false
-            try AudioReader.stream(path, sampleRate: algorithm.sampleRate, window: window) { block in
-                samples += block.count
-                if !sound { sound = block.contains { $0 != 0 } }
-                stream.consume(block)
+    /// Fingerprints one file with several algorithms from a single decoding, resampled once per distinct
+    /// rate, every algorithm fed as the file decodes. Throws when the file cannot be read; an algorithm
+    /// that cannot fingerprint it (too short, silent) gets its reason, as for audio in memory.
+    /// With a `clock` (CPU seconds of the calling thread), each result carries the time spent in its
+    /// algorithm; the rest of the call's time is decoding and resampling.
+    public static func fingerprints(file path: String, window: TimeWindow? = nil, role: FingerprintRole = .reference,
+                                    algorithms: [AnyAlgorithm], clock: (() -> Double)? = nil) throws -> [(print: Result<AnyFingerprint, Error>, seconds: Double)] {
+        let rates = Array(Set(algorithms.map(\.sampleRate))).sorted()
+        let sinks = algorithms.map { $0.streamBody(role) }
+        let fed = rates.map { rate in algorithms.indices.filter { algorithms[$0].sampleRate == rate } }
+        var samples = rates.map { _ in 0 }, sound = rates.map { _ in false }, seconds = algorithms.map { _ in 0.0 }
+        func timed<T>(_ a: Int, _ body: () throws -> T) rethrows -> T {
+            guard let clock else { return try body() }
+            let start = clock()
+            defer { seconds[a] += clock() - start }
+            return try body()
+        }
+        try AudioReader.stream(path, sampleRates: rates, window: window) { r, block in
+            samples[r] += block.count
+            if !sound[r] { sound[r] = block.contains { $0 != 0 } }
+            for a in fed[r] { timed(a) { sinks[a].consume(block) } }
+        }
+        return algorithms.enumerated().map { a, algorithm in
+            let r = rates.firstIndex(of: algorithm.sampleRate)!, duration = Double(samples[r]) / algorithm.sampleRate
+            let print = Result<AnyFingerprint, Error> {
+                // The same refusals as for audio in memory, in the same order.
+                guard duration >= algorithm.minimumDuration else { throw FingerprintError.tooShort(duration: duration, minimum: algorithm.minimumDuration) }
+                guard sound[r] else { throw FingerprintError.silent }
+                let print = try timed(a) { try sinks[a].finish(duration: duration, sampleRate: algorithm.sampleRate) }
+                guard print.subFingerprintCount > 0 else { throw FingerprintError.noSubFingerprints(duration: duration) }
+                return AnyFingerprint(algorithm: algorithm.identifier, base: print)
             }
-            return (stream.finish(duration: Double(samples) / algorithm.sampleRate), samples, sound)
+            return (print, seconds[a])
+        }
+    }
+
+    private static func streaming<A: StreamingFingerprinting>(_ algorithm: A) -> @Sendable (FingerprintRole) -> SampleSink {
+        { role in
+            let stream = algorithm.stream(role: role)
+            return SampleSink(consume: stream.consume) { duration, _ in stream.finish(duration: duration) }
         }
     }
 
@@ -164,4 +189,28 @@ public enum FingerprintFormat: Sendable {
 extension AnyAlgorithm: CustomStringConvertible {
     /// Its identifier, as every table names it.
     public var description: String { identifier }
+}
+
+/// Where an algorithm's samples go as a file decodes, and what makes its fingerprint at the end.
+final class SampleSink {
+    let consume: (UnsafeBufferPointer<Float>) -> Void
+    private let make: (_ duration: Double, _ sampleRate: Double) throws -> any Fingerprint
+
+    init(consume: @escaping (UnsafeBufferPointer<Float>) -> Void, finish: @escaping (Double, Double) throws -> any Fingerprint) {
+        self.consume = consume
+        make = finish
+    }
+
+    func finish(duration: Double, sampleRate: Double) throws -> any Fingerprint { try make(duration, sampleRate) }
+}
+
+extension SampleSink {
+    /// The sink of an algorithm that needs the whole signal: gathers the samples, fingerprints them at the end.
+    static func gathering(_ make: @escaping (Audio) throws -> any Fingerprint) -> SampleSink {
+        final class Gathered { var samples: [Float] = [] }
+        let gathered = Gathered()
+        return SampleSink(consume: { gathered.samples.append(contentsOf: $0) }) { _, rate in
+            try make(Audio(samples: gathered.samples, sampleRate: rate))
+        }
+    }
 }
