@@ -48,6 +48,7 @@ public enum AudioReader {
     /// Decodes `path` once and hands its mono samples out at each of `sampleRates` (nil: the file's own),
     /// one resampler per rate: `body(i, block)` gets the blocks at rate i, which add up to exactly what
     /// `read` returns at that rate. `expecting` hears the first rate's promised count. Returns the rates.
+    @discardableResult
     public static func stream(_ path: String, sampleRates: [Double?], window: TimeWindow? = nil,
                               expecting: (Int) -> Void = { _ in }, _ body: (Int, UnsafeBufferPointer<Float>) throws -> Void) throws -> [Double] {
         let file = try SoundFile(path: path)

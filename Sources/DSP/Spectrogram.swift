@@ -77,7 +77,7 @@ public struct FrameFrontEnd: Sendable {
     /// The power spectrum itself, frameSize/2 + 1 bins per row.
     public static func power(_ stft: STFT) -> FrameFrontEnd {
         FrameFrontEnd(stft: stft, columns: stft.frameSize / 2 + 1) { power, row in
-            for (k, p) in power.enumerated() { row[row.startIndex + k] = p }
+            row.withUnsafeMutableBufferPointer { _ = $0.update(fromContentsOf: power) }
         }
     }
 

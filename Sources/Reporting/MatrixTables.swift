@@ -17,7 +17,8 @@ func formatted(_ format: String, _ value: Double) -> String {
 
 /// A CSV field, quoted when it must be.
 func csvField(_ text: String) -> String {
-    text.contains(where: { ",\"\n".contains($0) }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") })
+        ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
 }
 
 /// The thesis's matrix as CSV: the first column names the query's source, then one column per

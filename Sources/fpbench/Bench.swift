@@ -64,7 +64,7 @@ struct Bench: ParsableCommand {
             floor[rate] = try files.map { file in
                 try (0..<`repeat`).map { _ in
                     let clock = CPUClock()
-                    try reportingFailure(file) { try AudioReader.stream(file, sampleRate: rate) { _ in } }
+                    _ = try reportingFailure(file) { try AudioReader.stream(file, sampleRate: rate) { _ in } }
                     return clock.elapsed
                 }.min() ?? .infinity
             }

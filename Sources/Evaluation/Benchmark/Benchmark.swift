@@ -258,7 +258,7 @@ public struct Benchmark {
                 throw IndexFileError(path: path, reason: "indexes other tracks than the dataset's catalog (\(catalog.names.count) against \(tracks.count)); rebuild it with `fpbench index build`")
             }
             let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            loaded[a] = (catalog, (ContinuousClock.now - clock).seconds, bytes ?? 0)
+            loaded[a] = (catalog, (ContinuousClock.now - clock).seconds, bytes)
         }
         return loaded
     }
@@ -352,8 +352,11 @@ public struct Benchmark {
                     let fingerprinted = threadCPUSeconds()
                     let matches = catalogs[a].search(print, limit: Self.answersKept, applyingThreshold: false)
                     outcome.searchMilliseconds[a].append(1000 * (threadCPUSeconds() - fingerprinted))
-                    answer.top = matches.map { BenchmarkMatch(track: trackIndex[$0.reference] ?? 0, offset: $0.comparison.offset, score: $0.comparison.score,
-                                                              rawFigure: $0.comparison.rawFigure, matched: algorithm.isMatch($0.comparison)) }
+                    // Every catalog reference is a track (catalogs are built from the track list, index files checked against it).
+                    answer.top = matches.compactMap { match in
+                        trackIndex[match.reference].map { BenchmarkMatch(track: $0, offset: match.comparison.offset, score: match.comparison.score,
+                                                                         rawFigure: match.comparison.rawFigure, matched: algorithm.isMatch(match.comparison)) }
+                    }
                     if keepPrints && condition.id == BenchmarkCondition.cleanID { outcome.cleanPrints[a] = print }
                 } catch let error as FingerprintError {
                     // Silence (a track's quiet start) or too little audio: nothing to look up, so no match.

@@ -18,15 +18,21 @@ struct LSHTables {
         var result: [(queryImage: Int, image: Int, votes: Int)] = []
         var votes = [Int32](repeating: 0, count: imageCount)
         var touched: [Int] = []
+        // Neighbouring query images often repeat a table's key: its range is looked up once.
+        var last: [(key: UInt64, range: Range<Int>)?] = Array(repeating: nil, count: tables.count)
         for queryImage in 0..<query.subFingerprintCount {
             for (t, table) in tables.enumerated() {
                 let key = query.key(image: queryImage, table: t)
-                var i = firstIndex(of: key, in: table)
-                while i < table.count && table[i].key == key {
+                if last[t]?.key != key {
+                    let first = firstIndex(of: key, in: table)
+                    var end = first
+                    while end < table.count && table[end].key == key { end += 1 }
+                    last[t] = (key, first..<end)
+                }
+                for i in last[t]!.range {
                     let image = Int(table[i].image)
                     if votes[image] == 0 { touched.append(image) }
                     votes[image] += 1
-                    i += 1
                 }
             }
             for image in touched {

@@ -99,11 +99,11 @@ public struct Waveprint: FramedFingerprinting, Parameterized {
     public var frontEnd: FrameFrontEnd { imageMaker.frontEnd }
 
     /// References are cut every `referenceStride` samples, queries every `queryStride`.
-    public func rowBuilder(role: FingerprintRole) -> WaveprintImages {
+    public func rowBuilder(role: FingerprintRole) -> WaveletImages<WaveprintSubFingerprints> {
         let stride = (role == .reference ? parameters.referenceStride : parameters.queryStride) / parameters.hop
-        return WaveprintImages(window: imageMaker.window(frameStride: stride),
-                               hasher: MinHasher(permutations: permutations, topWavelets: parameters.topWavelets, tableCount: parameters.tableCount),
-                               step: Double(parameters.hop) / sampleRate)
+        let hasher = MinHasher(permutations: permutations, topWavelets: parameters.topWavelets, tableCount: parameters.tableCount)
+        return WaveletImages(window: imageMaker.window(frameStride: stride),
+                             coder: WaveprintSubFingerprints(hasher: hasher, step: Double(parameters.hop) / sampleRate))
     }
 
     public func compare(query: WaveprintFingerprint, reference: WaveprintFingerprint) -> Comparison {
@@ -140,26 +140,16 @@ public struct WaveprintFingerprint: Fingerprint, Equatable {
     }
 }
 
-/// Waveprint's back end: each image, Haar-transformed and min-hashed into LSH keys as its last row arrives.
-public struct WaveprintImages: RowBuilder {
-    var window: ImageWindow
+/// Waveprint's sub-fingerprints: each image's top wavelets min-hashed into one key per LSH table.
+public struct WaveprintSubFingerprints: WaveletImageCoder {
     let hasher: MinHasher
     let step: Double
-    private var keys: [UInt64] = []
-    private var starts: [UInt32] = []
+    var keys: [UInt64] = []
+    var starts: [UInt32] = []
 
-    init(window: ImageWindow, hasher: MinHasher, step: Double) {
-        self.window = window
-        self.hasher = hasher
-        self.step = step
-    }
-
-    public mutating func add(_ row: UnsafeBufferPointer<Float>) {
-        guard let (start, cut) = window.add(row) else { return }
-        var image = cut
-        Haar.transform2D(&image, form: .normalised)
-        keys += hasher.tableKeys(image.values)
-        starts.append(UInt32(start))
+    public mutating func add(_ wavelets: [Float], imageStart: Int) {
+        keys += hasher.tableKeys(wavelets)
+        starts.append(UInt32(imageStart))
     }
 
     public func finish(duration: Double) -> WaveprintFingerprint {

@@ -72,9 +72,9 @@ public struct AFAThesis: FramedFingerprinting, Parameterized {
 
     public var frontEnd: FrameFrontEnd { imageMaker.frontEnd }
 
-    public func rowBuilder(role: FingerprintRole) -> AFAImages {
-        AFAImages(window: imageMaker.window(frameStride: parameters.imageRows),
-                  encoder: RankOrderSignEncoder(topWavelets: parameters.topWavelets), step: step)
+    public func rowBuilder(role: FingerprintRole) -> WaveletImages<AFASubFingerprints> {
+        WaveletImages(window: imageMaker.window(frameStride: parameters.imageRows),
+                      coder: AFASubFingerprints(encoder: RankOrderSignEncoder(topWavelets: parameters.topWavelets), step: step))
     }
 
     /// The thesis answers with the best reference whatever its score: every comparison is a match.
@@ -103,23 +103,13 @@ public struct AFAFingerprint: Fingerprint, Equatable {
     }
 }
 
-/// AFA's back end: each non-overlapping image, Haar-transformed and sign-encoded as its last row arrives.
-public struct AFAImages: RowBuilder {
-    var window: ImageWindow
+/// AFA's sub-fingerprints: each non-overlapping image's wavelets sign-encoded by rank.
+public struct AFASubFingerprints: WaveletImageCoder {
     let encoder: RankOrderSignEncoder
     let step: Double
-    private var words: [UInt64] = []
+    var words: [UInt64] = []
 
-    init(window: ImageWindow, encoder: RankOrderSignEncoder, step: Double) {
-        self.window = window
-        self.encoder = encoder
-        self.step = step
-    }
-
-    public mutating func add(_ row: UnsafeBufferPointer<Float>) {
-        guard let (_, image) = window.add(row) else { return }
-        words += encoder.encode(Haar.transform2D(image, form: .normalised).values)
-    }
+    public mutating func add(_ wavelets: [Float], imageStart: Int) { words += encoder.encode(wavelets) }
 
     public func finish(duration: Double) -> AFAFingerprint {
         AFAFingerprint(bitsPerSubFingerprint: 2 * encoder.topWavelets, wordsPerSubFingerprint: encoder.wordCount,

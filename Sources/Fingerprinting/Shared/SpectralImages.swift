@@ -57,6 +57,30 @@ struct ImageWindow {
     }
 }
 
+/// What a Haar-wavelet algorithm keeps of each image (its sub-fingerprint), built image by image.
+public protocol WaveletImageCoder {
+    associatedtype Print: Fingerprint
+    /// Adds the sub-fingerprint of one image's wavelets; the image starts at frame `imageStart`.
+    mutating func add(_ wavelets: [Float], imageStart: Int)
+    func finish(duration: Double) -> Print
+}
+
+/// The back end of the Haar-wavelet algorithms: each image, Haar-transformed (normalised, standard 2-D
+/// decomposition) as its last row arrives, and handed to the algorithm's coder.
+public struct WaveletImages<Coder: WaveletImageCoder>: RowBuilder {
+    var window: ImageWindow
+    var coder: Coder
+
+    public mutating func add(_ row: UnsafeBufferPointer<Float>) {
+        guard let (start, cut) = window.add(row) else { return }
+        var image = cut
+        Haar.transform2D(&image, form: .normalised)
+        coder.add(image.values, imageStart: start)
+    }
+
+    public func finish(duration: Double) -> Coder.Print { coder.finish(duration: duration) }
+}
+
 /// The `count` wavelet coefficients of largest magnitude. With `ranked`, largest first, ties to the lower
 /// index so the order never depends on the sort; without, in index order (Waveprint needs only the set).
 /// Runs once per spectral image, so it selects by radix: a float's bit pattern with the sign cleared

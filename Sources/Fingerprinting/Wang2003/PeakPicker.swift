@@ -38,10 +38,10 @@ struct PeakPicker {
 
     mutating func add(_ row: UnsafeBufferPointer<Float>) {
         let slot = (rowsSeen % depth) * columns
-        for bin in 0..<columns {
-            power[slot + bin] = row[bin]
-            loudest = max(loudest, row[bin])
+        power.withUnsafeMutableBufferPointer { ring in
+            _ = UnsafeMutableBufferPointer(rebasing: ring[slot..<(slot + columns)]).update(fromContentsOf: row)
         }
+        for value in row { loudest = max(loudest, value) }
         acrossBins.withUnsafeMutableBufferPointer { output in
             slidingMaximum(row.baseAddress!, stride: 1, into: output.baseAddress! + slot, count: columns,
                            radius: parameters.peakBinRadius, scratch: &scratch)
@@ -70,18 +70,19 @@ struct PeakPicker {
     private mutating func examine(_ frame: Int) {
         let p = parameters
         let row = (frame % depth) * columns
-        let others = (max(0, frame - p.peakFrameRadius)...min(rowsSeen - 1, frame + p.peakFrameRadius))
-            .filter { $0 != frame }.map { ($0 % depth) * columns }
+        let neighbours = max(0, frame - p.peakFrameRadius)...min(rowsSeen - 1, frame + p.peakFrameRadius)
         // Bins 1 ... 255: DC carries no pitch and the Nyquist bin does not fit the 8-bit f1 field.
-        var found: [(frame: UInt32, bin: UInt16, value: Float)] = []
+        let firstFound = candidates.count
         for bin in 1..<min(columns - 1, 1 << PeakPairHash.f1.width) {
             // The largest of its row's window first (few are), then of the other frames' windows.
             let value = power[row + bin]
-            guard value == acrossBins[row + bin], others.allSatisfy({ value >= acrossBins[$0 + bin] }) else { continue }
-            found.append((UInt32(frame), UInt16(bin), value))
+            guard value == acrossBins[row + bin],
+                  neighbours.allSatisfy({ $0 == frame || value >= acrossBins[($0 % depth) * columns + bin] }) else { continue }
+            candidates.append((UInt32(frame), UInt16(bin), value))
         }
-        found.sort { $0.value != $1.value ? $0.value > $1.value : $0.bin < $1.bin }
-        candidates += found.prefix(p.peaksPerFrame)
+        // This frame's strongest few, strongest first.
+        candidates[firstFound...].sort { $0.value != $1.value ? $0.value > $1.value : $0.bin < $1.bin }
+        candidates.removeLast(max(0, candidates.count - firstFound - p.peaksPerFrame))
     }
 }
 
