@@ -3,7 +3,7 @@ import Foundation
 /// `body(i)` for every i in 0..<count on `threads` workers (1 = in order on this thread); the
 /// results come back in index order, so output never depends on scheduling. `body` must only read
 /// shared state (every caller here reads immutable inputs and returns a value).
-func parallelMap<T>(_ count: Int, threads: Int, _ body: (Int) -> T) -> [T] {
+public func parallelMap<T>(_ count: Int, threads: Int, _ body: (Int) -> T) -> [T] {
     if threads <= 1 || count <= 1 { return (0..<count).map(body) }
     let slots = Slots<T>(count)
     let workers = min(threads, count)

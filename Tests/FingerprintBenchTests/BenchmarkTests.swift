@@ -63,6 +63,10 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
         #expect { try Catalog(algorithm: algorithms[0], indexFile: cut.path) } throws: { "\($0)".contains("outside the file (truncated?)") }
         try Data("not an index".utf8).write(to: cut)
         #expect { try Catalog(algorithm: algorithms[0], indexFile: cut.path) } throws: { "\($0)".contains("too short") || "\($0)".contains("not an fpbench index file") }
+        var older = data
+        older.replaceSubrange(0..<16, with: Data("FPBENCH-INDEX v1".utf8))
+        try older.write(to: cut)
+        #expect { try Catalog(algorithm: algorithms[0], indexFile: cut.path) } throws: { "\($0)".contains("another version of fpbench (FPBENCH-INDEX v1") }
     }
 }
 

@@ -118,7 +118,7 @@ public final class Catalog {
         seal()
         var writer = IndexFile.Writer(algorithm: algorithm, references: names, durations: durations)
         index.save(to: &writer)
-        for (i, print) in prints.enumerated() { if let print { writer.add("print.\(i)", try algorithm.encode(print)) } }
+        for (i, print) in prints.enumerated() { if let print { writer.add("print.\(i)", try algorithm.encode(print, as: .compact)) } }
         writer.set("printBytes", Double(printBytes))
         try writer.write(to: path)
     }
@@ -128,7 +128,7 @@ public final class Catalog {
         printLock.withLock {
             if let held = prints[i] { return held }
             guard let file, let bytes = try? file.bytes("print.\(i)"),
-                  let decoded = try? algorithm.decode(Data(bytes)) else { return nil }
+                  let decoded = try? algorithm.decode(Data(bytes), as: .compact) else { return nil }
             prints[i] = decoded
             return decoded
         }

@@ -3,14 +3,15 @@ import Foundation
 /// A catalog on disk, memory-mapped when read, so a catalog larger than memory still answers queries
 /// (the operating system pages in the postings a query touches). The format, little-endian:
 ///
-///     "FPBENCH-INDEX v1" (16 bytes) · header length (UInt64) · header (JSON) · sections
+///     "FPBENCH-INDEX v2" (16 bytes) · header length (UInt64) · header (JSON) · sections
 ///
 /// The header names the algorithm (identifier, revision, profile), the references and their durations,
 /// and each section's place (offset from the file's start, 8-byte aligned, and length in bytes). Sections
 /// hold raw arrays (an index's postings, its directory, its layout) and the references' fingerprints
-/// (JSON, as the fingerprint cache stores them), read only when a candidate is verified.
+/// (in the compact form the fingerprint cache stores, `CompactCoding`), read only when a candidate is
+/// verified. v1 files held the fingerprints as JSON and are refused with the reason.
 public enum IndexFile {
-    static let magic = Array("FPBENCH-INDEX v1".utf8)
+    static let magic = Array("FPBENCH-INDEX v2".utf8)
 
     public struct Header: Codable, Sendable {
         public var algorithm: String
@@ -82,7 +83,11 @@ public enum IndexFile {
             }
             base = UnsafeRawPointer(mapped)
             do {
-                guard Array(UnsafeRawBufferPointer(start: base, count: 16)) == IndexFile.magic else { throw fail("not an fpbench index file (no FPBENCH-INDEX v1 mark)") }
+                let mark = Array(UnsafeRawBufferPointer(start: base, count: 16))
+                guard mark == IndexFile.magic else {
+                    guard mark.starts(with: IndexFile.magic.prefix(14)) else { throw fail("not an fpbench index file (no FPBENCH-INDEX mark)") }
+                    throw fail("written by another version of fpbench (\(String(decoding: mark, as: UTF8.self)), this one reads v2); rebuild it with `fpbench index build`")
+                }
                 let length = Int(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 16, as: UInt64.self)))
                 guard length > 0, length <= byteCount - 24 else { throw fail("damaged: its header length \(length) does not fit the file") }
                 let json = Data(bytes: base + 24, count: length)

@@ -72,10 +72,9 @@ public struct WaveletImages<Coder: WaveletImageCoder>: RowBuilder {
     var coder: Coder
 
     public mutating func add(_ row: UnsafeBufferPointer<Float>) {
-        guard let (start, cut) = window.add(row) else { return }
-        var image = cut
-        Haar.transform2D(&image, form: .normalised)
-        coder.add(image.values, imageStart: start)
+        guard var cut = window.add(row) else { return }
+        Haar.transform2D(&cut.image, form: .normalised)
+        coder.add(cut.image.values, imageStart: cut.start)
     }
 
     public func finish(duration: Double) -> Coder.Print { coder.finish(duration: duration) }
