@@ -22,7 +22,7 @@ struct Bench: ParsableCommand {
         Example: .build/release/fpbench bench Datasets/catalog/audio/wesnoth/*.ogg
         """)
 
-    @Argument(help: "Audio files (44.1 kHz WAV is the reference case).") var files: [String]
+    @Argument(help: "Audio files (44.1 kHz WAV is the reference case).") var files: [String] = []
     @Option(name: .shortAndLong, parsing: .upToNextOption, help: "Algorithms to measure (default: all).")
     var algorithms: [String] = []
     @Option(help: "Runs per file; the fastest counts.") var `repeat` = 3
@@ -31,6 +31,12 @@ struct Bench: ParsableCommand {
 
     func validate() throws {
         guard (1...100).contains(`repeat`) else { throw ValidationError("--repeat must be 1 to 100, got \(`repeat`)") }
+        guard !files.isEmpty else {
+            // `-a A B FILE` reads FILE as a third algorithm: say so instead of only "missing files".
+            let swallowed = algorithms.filter { FileManager.default.fileExists(atPath: $0) }
+            throw ValidationError(swallowed.isEmpty ? "give at least one audio file"
+                : "no audio files: \(swallowed.joined(separator: ", ")) was read as an algorithm name; put the files before -a, or end the algorithm list with --")
+        }
     }
 
     func run() throws {

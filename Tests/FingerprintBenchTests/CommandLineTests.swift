@@ -46,6 +46,14 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(result.errors.contains("unknown algorithm 'nope'"), result.errors)
     }
 
+    /// `bench -a A FILE` reads FILE as a second algorithm name: the error says so and how to write it.
+    func testFilesReadAsAlgorithmNamesAreNamed() throws {
+        let file = root.appendingPathComponent("Datasets/ci/audio/birds/finch-348.wav").path
+        let result = try fpbench(["bench", "--no-peer", "-a", "maa-thesis", file])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.errors.contains("\(file) was read as an algorithm name"), result.errors)
+    }
+
     /// A stage sweep over a two-sided unit takes negative levels, finds breaking points on both sides of
     /// the neutral level, and refuses a level the unit cannot take; a parameter sweep runs each variant.
     func testStageAndParameterSweeps() throws {
