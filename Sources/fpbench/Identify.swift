@@ -15,7 +15,7 @@ struct Identify: ParsableCommand {
         A query whose best comparison is below the algorithm's threshold gets "no match" (see \
         `fpbench algorithms` for each threshold). Also prints the catalog's memory per hour of audio.
 
-        Examples: fpbench identify -a constellation --catalog Datasets/ci/audio/*.wav -- query.wav
+        Examples: fpbench identify -a constellation --catalog Datasets/ci/audio/birds/*.wav -- query.wav
                   fpbench identify -a constellation --index runs/constellation.fpindex -- query.wav
         """)
 

@@ -10,7 +10,7 @@ struct Info: ParsableCommand {
         channel's samples. A file that cannot be read gets one line naming it and the reason; the other \
         files are still printed, and the exit code is 1 when any file failed.
 
-        Example: fpbench info Datasets/ci/audio/*.wav
+        Example: fpbench info Datasets/ci/audio/birds/*.wav
         """)
 
     @Argument(help: "Audio files to describe.")
