@@ -109,6 +109,13 @@ public final class Catalog {
         durations = header.durations
         prints = Array(repeating: nil, count: names.count)
         printBytes = Int(try reader.value("printBytes"))
+        // Each fingerprint's field table is checked now (its arrays are read when a candidate needs them),
+        // so a damaged section is named here instead of silently scoring 0 at verification.
+        for (i, name) in names.enumerated() {
+            do { try CompactCoding.check(reader.bytes("print.\(i)")) } catch {
+                throw IndexFileError(path: path, reason: "damaged: the fingerprint of \(name) cannot be read (\(error)); rebuild it with `fpbench index build`")
+            }
+        }
         file = reader
         sealed = true
     }

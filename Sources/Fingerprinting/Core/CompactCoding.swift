@@ -27,16 +27,31 @@ public enum CompactCoding {
     }
 
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        var reader = ByteReader(data: data)
-        guard try reader.bytes(magic.count) == magic else { throw CompactCodingError(description: "not a compact fingerprint (no FPC1 header)") }
-        var fields: [String: Field] = [:]
-        for _ in 0..<(try reader.integer(UInt32.self)) {
-            let name = String(decoding: try reader.bytes(Int(try reader.integer(UInt16.self))), as: UTF8.self)
-            guard let tag = Field.Tag(rawValue: try reader.integer(UInt8.self)) else { throw CompactCodingError(description: "unknown field kind in \(name)") }
-            let count = Int(try reader.integer(UInt32.self))
-            fields[name] = Field(tag: tag, count: count, bytes: try reader.bytes(count * tag.elementSize))
+        let fields = try data.withUnsafeBytes { raw in
+            Dictionary(try layout(of: raw).map { ($0.name, Field(tag: $0.tag, count: $0.count, bytes: Data(raw[$0.bytes]))) },
+                       uniquingKeysWith: { first, _ in first })
         }
         return try T(from: FieldDecoder(fields: fields))
+    }
+
+    /// Throws, with the reason, unless `bytes` are exactly one compact fingerprint's fields; reads the
+    /// field table only, not the arrays.
+    public static func check(_ bytes: UnsafeRawBufferPointer) throws { _ = try layout(of: bytes) }
+
+    /// Each field's name, kind, element count and where its payload lies in `bytes`.
+    private static func layout(of bytes: UnsafeRawBufferPointer) throws -> [(name: String, tag: Field.Tag, count: Int, bytes: Range<Int>)] {
+        var reader = ByteReader(bytes: bytes)
+        guard Data(try reader.take(magic.count)) == magic else { throw CompactCodingError(description: "not a compact fingerprint (no FPC1 header)") }
+        var fields: [(name: String, tag: Field.Tag, count: Int, bytes: Range<Int>)] = []
+        for _ in 0..<(try reader.integer(UInt32.self)) {
+            let name = String(decoding: try reader.take(Int(try reader.integer(UInt16.self))), as: UTF8.self)
+            guard let tag = Field.Tag(rawValue: try reader.integer(UInt8.self)) else { throw CompactCodingError(description: "unknown field kind in \(name)") }
+            let count = Int(try reader.integer(UInt32.self)), start = reader.position
+            _ = try reader.take(count * tag.elementSize)
+            fields.append((name, tag, count, start..<reader.position))
+        }
+        guard reader.position == bytes.count else { throw CompactCodingError(description: "\(bytes.count - reader.position) bytes after the last field") }
+        return fields
     }
 
     private static func append<I: FixedWidthInteger>(_ value: I, to data: inout Data) {
@@ -111,19 +126,19 @@ struct Field {
     }
 }
 
+/// A cursor over bytes that refuses to read past their end.
 private struct ByteReader {
-    let data: Data
+    let bytes: UnsafeRawBufferPointer
     var position = 0
 
-    mutating func bytes(_ count: Int) throws -> Data {
-        guard count >= 0, position + count <= data.count else { throw CompactCodingError(description: "truncated compact fingerprint") }
+    mutating func take(_ count: Int) throws -> UnsafeRawBufferPointer {
+        guard count >= 0, position + count <= bytes.count else { throw CompactCodingError(description: "truncated compact fingerprint") }
         defer { position += count }
-        return data.subdata(in: (data.startIndex + position)..<(data.startIndex + position + count))
+        return UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)])
     }
 
     mutating func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
-        let raw = try bytes(MemoryLayout<I>.size)
-        return I(littleEndian: raw.withUnsafeBytes { $0.loadUnaligned(as: I.self) })
+        I(littleEndian: try take(MemoryLayout<I>.size).loadUnaligned(as: I.self))
     }
 }
 
