@@ -24,7 +24,7 @@ struct LSHTables {
             for (t, table) in tables.enumerated() {
                 let key = query.key(image: queryImage, table: t)
                 if last[t]?.key != key {
-                    let first = firstIndex(of: key, in: table)
+                    let first = table.lowerBound { $0.key < key }
                     var end = first
                     while end < table.count && table[end].key == key { end += 1 }
                     last[t] = (key, first..<end)
@@ -42,12 +42,6 @@ struct LSHTables {
             touched.removeAll(keepingCapacity: true)
         }
         return result
-    }
-
-    private func firstIndex(of key: UInt64, in table: [(key: UInt64, image: Int32)]) -> Int {
-        var low = 0, high = table.count
-        while low < high { let mid = (low + high) / 2; if table[mid].key < key { low = mid + 1 } else { high = mid } }
-        return low
     }
 }
 

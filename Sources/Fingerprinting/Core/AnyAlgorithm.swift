@@ -52,7 +52,7 @@ public struct AnyAlgorithm: Sendable {
                                           variants: (@Sendable ([(name: String, value: String)], String) throws -> AnyAlgorithm)?) {
         variantBody = variants
         if let streaming = algorithm as? any StreamingFingerprinting { streamBody = Self.streaming(streaming) } else {
-            streamBody = { role in .gathering { try algorithm.fingerprint($0, role: role) } }
+            streamBody = { role in .gathering(at: algorithm.sampleRate) { try algorithm.fingerprint($0, role: role) } }
         }
         self.identifier = identifier
         revision = algorithm.revision
@@ -133,7 +133,7 @@ public struct AnyAlgorithm: Sendable {
                 // The same refusals as for audio in memory, in the same order.
                 guard duration >= algorithm.minimumDuration else { throw FingerprintError.tooShort(duration: duration, minimum: algorithm.minimumDuration) }
                 guard sound[r] else { throw FingerprintError.silent }
-                let print = try timed(a) { try sinks[a].finish(duration: duration, sampleRate: algorithm.sampleRate) }
+                let print = try timed(a) { try sinks[a].finish(duration) }
                 guard print.subFingerprintCount > 0 else { throw FingerprintError.noSubFingerprints(duration: duration) }
                 return AnyFingerprint(algorithm: algorithm.identifier, base: print)
             }
@@ -144,7 +144,7 @@ public struct AnyAlgorithm: Sendable {
     private static func streaming<A: StreamingFingerprinting>(_ algorithm: A) -> @Sendable (FingerprintRole) -> SampleSink {
         { role in
             let stream = algorithm.stream(role: role)
-            return SampleSink(consume: stream.consume) { duration, _ in stream.finish(duration: duration) }
+            return SampleSink(consume: stream.consume, finish: stream.finish)
         }
     }
 
@@ -192,25 +192,19 @@ extension AnyAlgorithm: CustomStringConvertible {
 }
 
 /// Where an algorithm's samples go as a file decodes, and what makes its fingerprint at the end.
-final class SampleSink {
+struct SampleSink {
     let consume: (UnsafeBufferPointer<Float>) -> Void
-    private let make: (_ duration: Double, _ sampleRate: Double) throws -> any Fingerprint
-
-    init(consume: @escaping (UnsafeBufferPointer<Float>) -> Void, finish: @escaping (Double, Double) throws -> any Fingerprint) {
-        self.consume = consume
-        make = finish
-    }
-
-    func finish(duration: Double, sampleRate: Double) throws -> any Fingerprint { try make(duration, sampleRate) }
+    /// The fingerprint of everything consumed, `duration` seconds.
+    let finish: (_ duration: Double) throws -> any Fingerprint
 }
 
 extension SampleSink {
     /// The sink of an algorithm that needs the whole signal: gathers the samples, fingerprints them at the end.
-    static func gathering(_ make: @escaping (Audio) throws -> any Fingerprint) -> SampleSink {
+    static func gathering(at sampleRate: Double, _ make: @escaping (Audio) throws -> any Fingerprint) -> SampleSink {
         final class Gathered { var samples: [Float] = [] }
         let gathered = Gathered()
-        return SampleSink(consume: { gathered.samples.append(contentsOf: $0) }) { _, rate in
-            try make(Audio(samples: gathered.samples, sampleRate: rate))
+        return SampleSink(consume: { gathered.samples.append(contentsOf: $0) }) { _ in
+            try make(Audio(samples: gathered.samples, sampleRate: sampleRate))
         }
     }
 }

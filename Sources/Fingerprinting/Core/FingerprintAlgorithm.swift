@@ -22,12 +22,8 @@ extension Fingerprint {
 
 /// The indices of the sorted `times` that lie in [low, high).
 func indices(of times: [UInt32], from low: UInt32, to high: UInt32) -> Range<Int> {
-    func lowerBound(_ value: UInt32) -> Int {
-        var a = 0, b = times.count
-        while a < b { let m = (a + b) / 2; if times[m] < value { a = m + 1 } else { b = m } }
-        return a
-    }
-    return lowerBound(low)..<max(lowerBound(low), lowerBound(high))
+    let first = times.lowerBound { $0 < low }
+    return first..<max(first, times.lowerBound { $0 < high })
 }
 
 /// The indices of a sequence of sub-fingerprints `step` seconds apart that cover [start, start + duration).

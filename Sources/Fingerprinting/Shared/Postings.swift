@@ -83,7 +83,7 @@ struct Postings {
         let bucket = Int(key >> bucketShift)
         guard bucket + 1 < directory.count else { return 0 }
         let range = Int(directory[bucket])..<Int(directory[bucket + 1])
-        let low = lowerBound(UInt64(key) << 32, in: range), high = lowerBound((UInt64(key) + 1) << 32, in: range)
+        let low = entries[range].lowerBound { $0 < UInt64(key) << 32 }, high = entries[range].lowerBound { $0 < (UInt64(key) + 1) << 32 }
         guard high - low <= limit else { return high - low }
         for i in low..<high { body(UInt32(truncatingIfNeeded: entries[i])) }
         return high - low
@@ -123,15 +123,6 @@ struct Postings {
 
     var referenceCount: Int { layout.count }
     var byteCount: Int { entries.count * 8 + layout.starts.count * 4 + directory.count * 4 }
-
-    private func lowerBound(_ value: UInt64, in range: Range<Int>) -> Int {
-        var low = range.lowerBound, high = range.upperBound
-        while low < high {
-            let middle = (low + high) / 2
-            if entries[middle] < value { low = middle + 1 } else { high = middle }
-        }
-        return low
-    }
 }
 
 /// Votes for alignments: each hit votes for a global offset (a catalog position minus the query's

@@ -94,14 +94,18 @@ public struct Constellation: StreamingFingerprinting, Parameterized {
 /// picker; at the end each shift's peaks are paired, and the shifts' hashes merged without repeats.
 public final class ConstellationStream: PrintStream {
     private let parameters: Constellation.Parameters
-    /// Samples each shift still skips before its first frame.
+    /// Per analysis shift: the samples it still skips before its first frame, and the frames its
+    /// anchors move by (a shifted frame starts `offset` samples late: rounded to the nearest frame).
     private var skips: [Int]
+    private let lateFrames: [UInt32]
     private let frames: [FrameStream]
     private var pickers: [PeakPicker]
 
     init(parameters: Constellation.Parameters, shifts: Int) {
         self.parameters = parameters
-        skips = (0..<shifts).map { $0 * parameters.hop / shifts }
+        let offsets = (0..<shifts).map { $0 * parameters.hop / shifts }
+        skips = offsets
+        lateFrames = offsets.map { $0 * 2 >= parameters.hop ? 1 : 0 }
         let spectrum = FrameFrontEnd.power(STFT(frameSize: parameters.fftSize, hop: parameters.hop, window: .hann))
         frames = skips.map { _ in spectrum.stream() }
         pickers = skips.map { _ in PeakPicker(parameters: parameters) }
@@ -116,15 +120,11 @@ public final class ConstellationStream: PrintStream {
     }
 
     public func finish(duration: Double) -> ConstellationFingerprint {
-        let hop = parameters.hop
         // (time << 32 | hash): sorting orders by time, then hash.
         var keys: [UInt64] = []
         for shift in pickers.indices {
-            // A frame of a shifted analysis starts `offset` samples late: round to the nearest frame.
-            let offset = shift * hop / pickers.count
-            let late: UInt32 = offset * 2 >= hop ? 1 : 0
             for pair in PeakPairHash.pairs(pickers[shift].finish(), parameters: parameters) {
-                keys.append(UInt64(pair.time + late) << 32 | UInt64(pair.hash))
+                keys.append(UInt64(pair.time + lateFrames[shift]) << 32 | UInt64(pair.hash))
             }
         }
         keys.sort()
@@ -135,7 +135,7 @@ public final class ConstellationStream: PrintStream {
         }
         keys.removeLast(keys.count - unique)
         return ConstellationFingerprint(hashes: keys.map { UInt32(truncatingIfNeeded: $0) }, times: keys.map { UInt32($0 >> 32) },
-                                        step: Double(hop) / parameters.sampleRate, duration: duration)
+                                        step: Double(parameters.hop) / parameters.sampleRate, duration: duration)
     }
 }
 

@@ -55,15 +55,9 @@ struct PeakPicker {
     mutating func finish() -> [Peak] {
         for frame in max(0, rowsSeen - parameters.peakFrameRadius)..<rowsSeen { examine(frame) }
         let floor = loudest * Float(pow(10, -parameters.peakFloorDecibels / 10))
-        var peaks: [Peak] = []
-        var first = 0
-        while first < candidates.count {
-            var end = first
-            while end < candidates.count && candidates[end].frame == candidates[first].frame { end += 1 }
-            peaks += candidates[first..<end].filter { $0.value > floor }.map { Peak(frame: Int($0.frame), bin: Int($0.bin)) }.sorted { $0.bin < $1.bin }
-            first = end
-        }
-        return peaks
+        // Candidates come frame by frame, so ordering by (frame, bin) only reorders within frames.
+        return candidates.filter { $0.value > floor }.map { Peak(frame: Int($0.frame), bin: Int($0.bin)) }
+            .sorted { ($0.frame, $0.bin) < ($1.frame, $1.bin) }
     }
 
     /// Keeps the strongest local maxima of `frame`, whose neighbourhood is all present.
