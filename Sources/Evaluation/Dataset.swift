@@ -152,6 +152,13 @@ public struct Dataset: Sendable {
 
     public func path(_ file: String) -> String { audioFolder.appendingPathComponent(file).path }
 
+    /// Where a noise or impulse response a test names is: the dataset's recording of that id, or an audio
+    /// file's path; nil when it is neither.
+    public func recordingPath(_ id: String) -> String? {
+        (manifest.noises + manifest.impulseResponses).first { $0.id == id }.map { path($0.file) }
+            ?? (FileManager.default.fileExists(atPath: id) ? id : nil)
+    }
+
     /// The SHA-256 the manifest records for a file of the audio folder, if any.
     public func recordedSHA256(_ file: String) -> String? {
         (manifest.files + manifest.renders).first { $0.path == file }?.sha256

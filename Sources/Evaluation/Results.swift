@@ -46,6 +46,9 @@ public struct RunResults: Sendable, Codable, Equatable {
     public struct TestRecord: Sendable, Codable, Equatable {
         public var definition: TestDefinition
         public var queries: [Query]
+        /// Recordings the test names that the dataset lacks, run without the stages that use them
+        /// (`--allow-missing-stages`); marked † in every table. Nil: the test ran whole.
+        public var stagesLeftOut: [String]? = nil
     }
 
     /// One algorithm's catalog (references + distractors, its own index and threshold) answering one

@@ -151,14 +151,13 @@ public struct Runner {
     // MARK: Recordings
 
     /// Noise recordings and impulse responses the tests name: the dataset's, or audio files by path.
-    /// A named recording that is not there leaves its stage out, said next to each test that names it.
+    /// A named recording that is not there (refused before a run unless allowed: `MissingRecordings`) leaves
+    /// its stage out, said next to each test that names it and marked in its record.
     private func loadRecordings(_ problems: inout Problems) -> [String: Audio] {
         let c = configuration
         var recordings: [String: Audio] = [:]
-        let named = c.dataset.manifest.noises + c.dataset.manifest.impulseResponses
         for id in Set(c.suite.tests.flatMap(\.recipe.recordings)).sorted() {
-            let path = named.first { $0.id == id }.map { c.dataset.path($0.file) } ?? (FileManager.default.fileExists(atPath: id) ? id : nil)
-            guard let path else { continue }
+            guard let path = c.dataset.recordingPath(id) else { continue }
             do { recordings[id] = try AudioReader.read(path, sampleRate: Self.workingRate) } catch {
                 problems.fail(id, "\(error); stages that use it are left out", file: path)
             }
@@ -175,7 +174,9 @@ public struct Runner {
 
     private func planQueries(sources: [Source], durations: [Excerpt: Double], planner: QueryPlanner, problems: inout Problems) -> [PlannedTest] {
         configuration.suite.tests.map { test in
-            var result = PlannedTest(record: RunResults.TestRecord(definition: test, queries: []), plans: [])
+            let leftOut = test.recipe.optionalRecordings.filter { planner.recordings[$0] == nil }
+            var result = PlannedTest(record: RunResults.TestRecord(definition: test, queries: [], stagesLeftOut: leftOut.isEmpty ? nil : leftOut),
+                                     plans: [])
             let draws = sources.flatMap { source in (0..<configuration.queriesPerSource).map { (source, $0) } }
             for (source, draw) in draws {
                 let item = "\(test.id)/\(source.id)" + (draw == 0 ? "" : " #\(draw + 1)")

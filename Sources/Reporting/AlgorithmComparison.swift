@@ -26,7 +26,7 @@ public func algorithmComparisonMarkdown(_ results: RunResults, baseline: String,
             let r = Rate(s.identified, of: s.count)
             return "\(s.identified)/\(s.count) [\(String(format: "%.0f-%.0f", 100 * r.low, 100 * r.high))]"
         }
-        out += "| \(test) | \(rate(sb)) | \(rate(sc)) | \(String(format: "%+d", sc.identified - sb.identified)) | "
+        out += "| \(results.header(test)) | \(rate(sb)) | \(rate(sc)) | \(String(format: "%+d", sc.identified - sb.identified)) | "
         let p = mcNemarExactP(lost.count, gained.count)
         out += String(format: "%.3g", p) + (p < 0.05 ? "" : " (n.s.)") + " | "
         out += "\(percent(sb.meanDiagonal)) | \(percent(sc.meanDiagonal)) | \(delta(sb.meanDiagonal, sc.meanDiagonal)) | \(delta(sb.meanMargin, sc.meanMargin)) |\n"
@@ -36,6 +36,7 @@ public func algorithmComparisonMarkdown(_ results: RunResults, baseline: String,
         }
     }
     let p = mcNemarExactP(allLost, allGained)
+    out += results.leftOutNote
     out += "\n\(results.draws) quer\(results.draws == 1 ? "y" : "ies") per source and test (`--queries-per-source`)."
     out += String(format: " Over all tests: %d queries went from miss to hit, %d from hit to miss; McNemar's exact p = %.3g", allGained, allLost, p)
     out += p < 0.05 ? ", significant at the 5 % level.\n" : ": not significant at the 5 % level (the difference may be chance).\n"

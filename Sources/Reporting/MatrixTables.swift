@@ -38,7 +38,7 @@ public func matrixCSV(_ m: SimilarityMatrix, raw: Bool = false) -> String {
 public func matrixMarkdown(_ m: SimilarityMatrix, results: RunResults) -> String {
     let algorithm = results.algorithm(m.algorithm)
     let test = results.test(m.test)
-    var out = "# \(m.algorithm) · \(test?.definition.title ?? m.test)\n\n"
+    var out = "# \(results.title(m))\n\n"
     out += "Dataset `\(results.dataset.name)`, seed \(results.seed), fpbench \(results.tool.version).\n\n"
     if results.draws > 1 {
         out += "Each source's first of \(results.draws) queries (the thesis's layout); every query is a row of results.csv, "

@@ -17,8 +17,7 @@ public enum ReportWriter {
                 try Data(matrixCSV(m).utf8).write(to: base.appendingPathComponent("\(m.test).csv"), options: .atomic)
                 try Data(matrixCSV(m, raw: true).utf8).write(to: base.appendingPathComponent("\(m.test).raw.csv"), options: .atomic)
                 try Data(matrixMarkdown(m, results: results).utf8).write(to: base.appendingPathComponent("\(m.test).md"), options: .atomic)
-                let title = "\(m.algorithm) · \(results.test(m.test)?.definition.title ?? m.test)"
-                try Data(Figures.heatmap(m, title: title).utf8).write(to: base.appendingPathComponent("\(m.test).svg"), options: .atomic)
+                try Data(Figures.heatmap(m, title: results.title(m)).utf8).write(to: base.appendingPathComponent("\(m.test).svg"), options: .atomic)
             }
             try Data(longCSV(results).utf8).write(to: folder.appendingPathComponent("results.csv"), options: .atomic)
             if !results.catalogs.isEmpty {

@@ -26,7 +26,7 @@ public func summaryMarkdown(_ results: RunResults, matrixLink: (SimilarityMatrix
         out += "\n## Catalog search\n\n\(first.references) recordings (\(first.references - first.distractors) references + \(first.distractors) distractors), "
         out += "each algorithm's own index and \"no match\" threshold. Each cell: right source first / queries [95 % Wilson interval] · wrong first (a false positive) · no match. Every answer: catalog.csv.\n\n"
         let tests = results.tests.map(\.definition.id)
-        out += "| algorithm | " + tests.joined(separator: " | ") + " | MiB per hour |\n|---|" + String(repeating: "---|", count: tests.count) + "---:|\n"
+        out += "| algorithm | " + tests.map(results.header).joined(separator: " | ") + " | MiB per hour |\n|---|" + String(repeating: "---|", count: tests.count) + "---:|\n"
         for algorithm in results.algorithms.map(\.identifier) {
             let rows = results.catalogs.filter { $0.algorithm == algorithm }
             let cells = tests.map { test in
@@ -37,6 +37,7 @@ public func summaryMarkdown(_ results: RunResults, matrixLink: (SimilarityMatrix
             }
             out += "| \(algorithm) | " + cells.joined(separator: " | ") + " | \(rows.first.map { String(format: "%.2f", $0.mebibytesPerHour) } ?? "—") |\n"
         }
+        out += results.leftOutNote
     }
 
     out += "\n## Haitsma's five parameters\n\n"
@@ -77,7 +78,7 @@ public func summaryMarkdown(_ results: RunResults, matrixLink: (SimilarityMatrix
 
 private func table(_ results: RunResults, families: [String]?, matrixLink: (SimilarityMatrix) -> String) -> String {
     let tests = results.tests.map(\.definition.id)
-    var out = "| algorithm | " + tests.joined(separator: " | ") + " |\n|---|" + String(repeating: "---|", count: tests.count) + "\n"
+    var out = "| algorithm | " + tests.map(results.header).joined(separator: " | ") + " |\n|---|" + String(repeating: "---|", count: tests.count) + "\n"
     for algorithm in results.algorithms.map(\.identifier) {
         let cells = tests.map { test -> String in
             guard let m = results.matrix(algorithm: algorithm, test: test) else { return "—" }
@@ -88,7 +89,7 @@ private func table(_ results: RunResults, families: [String]?, matrixLink: (Simi
         }
         out += "| \(algorithm) | " + cells.joined(separator: " | ") + " |\n"
     }
-    return out
+    return out + results.leftOutNote
 }
 
 /// Identified and matched per algorithm and test, each with its 95 % Wilson interval, the mean
@@ -102,7 +103,7 @@ func intervals(_ results: RunResults) -> String {
     out += "n/N [95 % Wilson interval]; mean: the mean own-source score [95 % bootstrap interval, 2,000 seeded resamples]. "
     out += String(format: "Chance of identifying by luck with %d references: %.1f %% (the last row). ", results.references.count, 100 * chance)
     out += "Figure: [identified.svg](identified.svg).\n\n"
-    out += "| algorithm | " + tests.joined(separator: " | ") + " |\n|---|" + String(repeating: "---|", count: tests.count) + "\n"
+    out += "| algorithm | " + tests.map(results.header).joined(separator: " | ") + " |\n|---|" + String(repeating: "---|", count: tests.count) + "\n"
     func cell(_ k: Int, _ n: Int) -> String {
         let r = Rate(k, of: n)
         return String(format: "%d/%d [%.0f-%.0f]", k, n, 100 * r.low, 100 * r.high)
@@ -121,7 +122,7 @@ func intervals(_ results: RunResults) -> String {
         out += "| \(algorithm) | " + cells.joined(separator: " | ") + " |\n"
     }
     out += "| chance | " + tests.map { _ in String(format: "%.1f %%", 100 * chance) }.joined(separator: " | ") + " |\n"
-    return out
+    return out + results.leftOutNote
 }
 
 /// Each test-2 pair's similarity by the fixed yardstick, a column per test, the mean last.
@@ -141,4 +142,24 @@ func pairDifficulty(_ results: RunResults) -> String {
         return scores.isEmpty ? "—" : percent(scores.reduce(0, +) / Double(scores.count))
     }
     return out + "| mean | | " + means.joined(separator: " | ") + " |\n"
+}
+
+extension RunResults {
+    /// A test's id as table headers show it: marked † when it ran without some of its stages.
+    func header(_ test: String) -> String { self.test(test)?.stagesLeftOut == nil ? test : test + " †" }
+
+    /// What a † means, under each table that can show one (empty when no test is marked).
+    var leftOutNote: String {
+        let marked = tests.filter { $0.stagesLeftOut != nil }
+        guard !marked.isEmpty else { return "" }
+        return "\n† " + marked.map { "\($0.definition.id) ran without the stages that use \($0.stagesLeftOut!.map { "'\($0)'" }.joined(separator: ", "))" }
+            .joined(separator: "; ") + ": not in the dataset (--allow-missing-stages).\n"
+    }
+
+    /// "algorithm · test title", with † and what was left out when the test ran without some of its stages.
+    func title(_ m: SimilarityMatrix) -> String {
+        let record = test(m.test)
+        let leftOut = record?.stagesLeftOut.map { " † (without the stages that use \($0.joined(separator: ", ")): not in the dataset)" } ?? ""
+        return "\(m.algorithm) · \(record?.definition.title ?? m.test)" + leftOut
+    }
 }

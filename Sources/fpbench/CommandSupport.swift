@@ -95,6 +95,14 @@ struct SuiteOptions: ParsableArguments {
     var file: String?
     @Option(parsing: .upToNextOption, help: "Test ids to run (default: all of the suite).") var tests: [String] = []
     @OptionGroup var draws: DrawOptions
+    @Flag(help: "Run tests whose stages name a noise or impulse response the dataset lacks, without those stages (marked † in every table), instead of refusing the run.")
+    var allowMissingStages = false
 
     func load() throws -> Suite { try validated { try (file.map(Suite.load) ?? .thesis).selecting(tests) } }
+
+    /// `configuration` as is, or the refusal naming each test's missing recordings and the dataset's own.
+    func checked(_ configuration: RunConfiguration) throws -> RunConfiguration {
+        if !allowMissingStages, let missing = MissingRecordings(suite: configuration.suite, dataset: configuration.dataset) { throw missing }
+        return configuration
+    }
 }

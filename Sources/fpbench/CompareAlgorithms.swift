@@ -33,7 +33,7 @@ struct CompareAlgorithms: ParsableCommand {
                 throw ValidationError("\(results) has no results for '\(id)'")
             }
         } else {
-            runResults = Runner(try options.configuration(algorithms: [baseline, candidate], suite: try suite.load(), draws: suite.draws)).run()
+            runResults = Runner(try suite.checked(options.configuration(algorithms: [baseline, candidate], suite: try suite.load(), draws: suite.draws))).run()
             for failure in runResults.failures { printError("\(failure.item): \(failure.reason)") }
         }
         let markdown = algorithmComparisonMarkdown(runResults, baseline: baseline, candidate: candidate)

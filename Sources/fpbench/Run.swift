@@ -33,8 +33,8 @@ struct Run: ParsableCommand {
     func run() throws {
         let started = Date()
         let outFolder = URL(fileURLWithPath: out)
-        var configuration = try options.configuration(algorithms: algorithms, suite: try suite.load(), draws: suite.draws,
-                                                       keepAudioFolder: keepAudio ? outFolder.appendingPathComponent("queries") : nil)
+        var configuration = try suite.checked(options.configuration(algorithms: algorithms, suite: try suite.load(), draws: suite.draws,
+                                                                     keepAudioFolder: keepAudio ? outFolder.appendingPathComponent("queries") : nil))
         configuration.shard = try shard.map { text in try validated { try Shard(parsing: text) } }
         let chosen = configuration.algorithms, chosenSuite = configuration.suite
         var results: RunResults!

@@ -40,6 +40,35 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8), summary)
     }
 
+    /// A suite whose playback test names a room the dataset lacks (a misspelt id) is refused before the run,
+    /// naming the test, the id and what the dataset has, and nothing is written; with --allow-missing-stages
+    /// it runs without that stage, marked in the tables.
+    func testAMissingStageRecordingIsRefusedUnlessAllowed() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let suite = folder.appendingPathComponent("suite.json"), out = folder.appendingPathComponent("run")
+        try Data("""
+            {"name": "mine", "tests": [{"id": "street", "title": "playback in the street", "kind": "rerecorded-playback",
+             "playback": {"room": "street-2", "loudspeakerBand": [150, 12000], "background": {"kind": "pink", "level": {"snr": {"dB": 30}}},
+                          "microphoneBand": [100, 7000], "maximumDrift": 0, "maximumDelay": 0}}]}
+            """.utf8).write(to: suite)
+        let arguments = ["run", "--dataset", "ci", "--algorithms", "haitsma-kalker", "--suite", suite.path, "--out", out.path, "--no-cache"]
+        let refused = try fpbench(arguments)
+        XCTAssertEqual(refused.status, 1, refused.errors)
+        XCTAssertTrue(refused.errors.contains("test 'street' names 'street-2', which dataset 'ci' does not have"), refused.errors)
+        XCTAssertTrue(refused.errors.contains("its impulse responses: none"), refused.errors)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
+
+        let allowed = try fpbench(arguments + ["--allow-missing-stages"])
+        XCTAssertEqual(allowed.status, 0, allowed.errors)
+        let summary = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
+        XCTAssertTrue(summary.contains("| algorithm | street † |"), summary)
+        XCTAssertTrue(summary.contains("† street ran without the stages that use 'street-2': not in the dataset"), summary)
+        let matrix = try String(contentsOf: out.appendingPathComponent("matrices/haitsma-kalker/street.md"), encoding: .utf8)
+        XCTAssertTrue(matrix.hasPrefix("# haitsma-kalker · playback in the street † (without the stages that use street-2"), matrix)
+    }
+
     func testUnknownAlgorithmIsAClearUsageError() throws {
         let result = try fpbench(["compare", "-a", "nope", "a.wav", "b.wav"])
         XCTAssertNotEqual(result.status, 0)
