@@ -29,30 +29,26 @@ public enum BenchmarkReport {
 
     static func answersCSV(_ r: BenchmarkResults) -> String {
         let queries = Dictionary(uniqueKeysWithValues: r.queries.map { ($0.id, $0) })
-        var lines = ["algorithm,query,length_s,condition,negative,truth_file,truth_start_s,expected_offset_s,answer_file,answer_offset_s,score,raw_figure,matched,outcome,truth_rank,failure"]
-        for a in r.answers {
+        let header = ["algorithm", "query", "length_s", "condition", "negative", "truth_file", "truth_start_s", "expected_offset_s", "answer_file",
+                      "answer_offset_s", "score", "raw_figure", "matched", "outcome", "truth_rank", "failure"]
+        let rows = r.answers.map { a -> [String] in
             let q = queries[a.query]!, top = a.top.first
             let outcome = q.negative ? (a.top.contains(where: \.matched) ? "false positive" : "no match")
                 : BenchmarkMetrics.outcome(a.top.first(where: \.matched), truth: q, expectedOffset: a.expectedOffset, results: r).rawValue
             let rank = a.top.firstIndex { r.catalog.tracks[$0.track] == q.file }.map { String($0 + 1) } ?? ""
-            let fields: [String] = [a.algorithm, a.query, g(q.length), a.condition, q.negative ? "1" : "0", csv(q.file), g(q.start), g(a.expectedOffset ?? q.start),
-                                    top.map { csv(r.catalog.tracks[$0.track]) } ?? "", top.map { g($0.offset) } ?? "",
-                                    top.map { String($0.score) } ?? "", top.map { String($0.rawFigure) } ?? "",
-                                    top.map { $0.matched ? "1" : "0" } ?? "", a.failure == nil ? outcome : "", rank, csv(a.failure ?? "")]
-            lines.append(fields.joined(separator: ","))
+            return [a.algorithm, a.query, g(q.length), a.condition, q.negative ? "1" : "0", q.file, g(q.start), g(a.expectedOffset ?? q.start),
+                    top.map { r.catalog.tracks[$0.track] } ?? "", top.map { g($0.offset) } ?? "",
+                    top.map { String($0.score) } ?? "", top.map { String($0.rawFigure) } ?? "",
+                    top.map { $0.matched ? "1" : "0" } ?? "", a.failure == nil ? outcome : "", rank, a.failure ?? ""]
         }
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    static func csv(_ text: String) -> String {
-        text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+        return CSV.file(header, rows)
     }
 
     static func metricsCSV(_ m: BenchmarkMetrics) -> String {
-        var lines = ["algorithm,length_s,condition,measure,successes,total,rate,wilson_low,wilson_high"]
+        var rows: [[String]] = []
         func row(_ a: String, _ l: Double, _ c: String, _ measure: String, _ rate: Rate) {
-            lines.append([a, g(l), c, csv(measure), String(rate.successes), String(rate.total),
-                          String(format: "%.4f", rate.value), String(format: "%.4f", rate.low), String(format: "%.4f", rate.high)].joined(separator: ","))
+            rows.append([a, g(l), c, measure, String(rate.successes), String(rate.total),
+                         String(format: "%.4f", rate.value), String(format: "%.4f", rate.low), String(format: "%.4f", rate.high)])
         }
         for c in m.conditions {
             for outcome in Outcome.allCases { row(c.algorithm, c.length, c.condition, outcome.rawValue, c.outcomes[outcome.rawValue]!) }
@@ -63,7 +59,7 @@ public enum BenchmarkReport {
             row(n.algorithm, n.length, "negatives", "false positive", n.falsePositives)
             row(n.algorithm, n.length, "negatives", "false positive at calibrated threshold", n.falsePositivesCalibrated)
         }
-        return lines.joined(separator: "\n") + "\n"
+        return CSV.file(["algorithm", "length_s", "condition", "measure", "successes", "total", "rate", "wilson_low", "wilson_high"], rows)
     }
 
     /// Correct top-1 answers against false positives as the threshold on the top score moves.

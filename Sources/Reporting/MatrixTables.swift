@@ -15,22 +15,12 @@ func formatted(_ format: String, _ value: Double) -> String {
     }
 }
 
-/// A CSV field, quoted when it must be.
-func csvField(_ text: String) -> String {
-    text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") })
-        ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
-}
-
 /// The thesis's matrix as CSV: the first column names the query's source, then one column per
 /// reference; cells are scores in percent (one decimal), or with `raw` the algorithm's raw figure;
 /// empty where the query failed.
 public func matrixCSV(_ m: SimilarityMatrix, raw: Bool = false) -> String {
-    var lines = [(["query \\ reference"] + m.columns).map(csvField).joined(separator: ",")]
-    for (row, source) in m.rows.enumerated() {
-        let cells = raw ? m.rawFigures[row].map(figure) : m.scores[row].map(percent)
-        lines.append(([csvField(source)] + cells).joined(separator: ","))
-    }
-    return lines.joined(separator: "\n") + "\n"
+    let rows = m.rows.enumerated().map { row, source in [source] + (raw ? m.rawFigures[row].map(figure) : m.scores[row].map(percent)) }
+    return CSV.file(["query \\ reference"] + m.columns, rows)
 }
 
 /// The matrix as Markdown: scores in percent with the raw figure in parentheses, each row's maximum in
@@ -72,7 +62,8 @@ public func matrixMarkdown(_ m: SimilarityMatrix, results: RunResults) -> String
 /// reference's place in its row (1 = the highest score; ties keep the column order); `identified` and
 /// `matched` are the row's.
 public func longCSV(_ results: RunResults) -> String {
-    var lines = ["run_id,algorithm,variant,test,family,source,draw,query_seed,reference,own,score,raw_figure,offset_s,rank,identified,matched"]
+    var lines = [CSV.row(["run_id", "algorithm", "variant", "test", "family", "source", "draw", "query_seed", "reference", "own", "score",
+                          "raw_figure", "offset_s", "rank", "identified", "matched"])]
     let family = Dictionary(uniqueKeysWithValues: results.dataset.sources.map { ($0.id, $0.family) })
     let runID = results.runID
     for m in results.matrices {
@@ -82,13 +73,13 @@ public func longCSV(_ results: RunResults) -> String {
                 .sorted { (m.scores[row][$0]!, -$0) > (m.scores[row][$1]!, -$1) }
             let query = queries.indices.contains(row) ? queries[row] : nil
             for (column, reference) in m.columns.enumerated() {
-                let fields = [runID, csvField(m.algorithm), csvField(variant), csvField(m.test), csvField(family[source] ?? ""), csvField(source),
-                              String(query?.draw ?? 0), query.map { String($0.seed) } ?? "", csvField(reference),
+                let fields = [runID, m.algorithm, variant, m.test, family[source] ?? "", source,
+                              String(query?.draw ?? 0), query.map { String($0.seed) } ?? "", reference,
                               reference == source ? "1" : "0", m.scores[row][column].map { String($0) } ?? "",
                               m.rawFigures[row][column].map { String($0) } ?? "", m.offsets[row][column].map { String($0) } ?? "",
                               order.firstIndex(of: column).map { String($0 + 1) } ?? "",
                               m.isIdentified(row) ? "1" : "0", m.matched == nil ? "" : (m.isMatched(row) ? "1" : "0")]
-                lines.append(fields.joined(separator: ","))
+                lines.append(CSV.row(fields))
             }
         }
     }
@@ -98,15 +89,12 @@ public func longCSV(_ results: RunResults) -> String {
 /// Every catalog answer of a run (catalog.csv): one row per algorithm × test × query, with the top
 /// recording (empty: no match), its score and offset, and whether it is the query's own source.
 public func catalogCSV(_ results: RunResults) -> String {
-    var lines = ["run_id,algorithm,test,source,draw,query_seed,answer,score,offset_s,correct"]
     let runID = results.runID
-    for catalog in results.catalogs {
-        let queries = results.test(catalog.test)?.queries ?? []
-        for (query, answer) in zip(queries, catalog.answers ?? []) {
-            lines.append([runID, csvField(catalog.algorithm), csvField(catalog.test), csvField(query.source), String(query.draw ?? 0),
-                          String(query.seed), csvField(answer.answer ?? ""), answer.score.map { String($0) } ?? "",
-                          answer.offset.map { String($0) } ?? "", answer.answer == query.source ? "1" : "0"].joined(separator: ","))
+    let rows = results.catalogs.flatMap { catalog in
+        zip(results.test(catalog.test)?.queries ?? [], catalog.answers ?? []).map { query, answer in
+            [runID, catalog.algorithm, catalog.test, query.source, String(query.draw ?? 0), String(query.seed), answer.answer ?? "",
+             answer.score.map { String($0) } ?? "", answer.offset.map { String($0) } ?? "", answer.answer == query.source ? "1" : "0"]
         }
     }
-    return lines.joined(separator: "\n") + "\n"
+    return CSV.file(["run_id", "algorithm", "test", "source", "draw", "query_seed", "answer", "score", "offset_s", "correct"], rows)
 }

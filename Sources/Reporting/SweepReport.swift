@@ -51,12 +51,12 @@ public enum SweepReport {
         try OutputFolder.write(folder) {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let algorithms = orderedUnique(record.points.map(\.algorithm))
-            var csv = "algorithm,level,identified,count,top1_accuracy_percent,wilson_low_percent,wilson_high_percent,mean_diagonal_percent,mean_margin_points\n"
-            for p in record.points {
+            let csv = CSV.file(["algorithm", "level", "identified", "count", "top1_accuracy_percent", "wilson_low_percent", "wilson_high_percent",
+                                "mean_diagonal_percent", "mean_margin_points"], record.points.map { p in
                 let r = Rate(p.identified, of: p.count)
-                csv += "\(p.algorithm),\(String(format: "%g", p.level)),\(p.identified),\(p.count),\(percent(p.accuracy)),\(percent(r.low)),\(percent(r.high)),"
-                csv += "\(percent(p.meanDiagonal)),\(percent(p.meanMargin))\n"
-            }
+                return [p.algorithm, String(format: "%g", p.level), "\(p.identified)", "\(p.count)", "\(percent(p.accuracy))", "\(percent(r.low))",
+                        "\(percent(r.high))", "\(percent(p.meanDiagonal))", "\(percent(p.meanMargin))"]
+            })
             try Data(csv.utf8).write(to: folder.appendingPathComponent("sweep.csv"), options: .atomic)
 
             func series(_ value: (SweepPoint) -> Double?) -> [(name: String, points: [(x: Double, y: Double)])] {

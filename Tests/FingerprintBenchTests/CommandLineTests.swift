@@ -69,6 +69,46 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(matrix.hasPrefix("# haitsma-kalker · playback in the street † (without the stages that use street-2"), matrix)
     }
 
+    /// RFC 4180 read back: the rows of a CSV file as fields (quoted fields may hold commas and doubled quotes).
+    func csvRows(_ text: String) -> [[String]] {
+        var rows: [[String]] = [], row: [String] = [], field = "", quoted = false, previous: Character = " "
+        for c in text {
+            if quoted {
+                if c == "\"" { quoted = false } else { field.append(c) }
+            } else if c == "\"" {
+                if previous == "\"" { field.append("\"") }
+                quoted = true
+            } else if c == "," { row.append(field); field = "" }
+            else if c == "\n" { row.append(field); rows.append(row); row = []; field = "" }
+            else { field.append(c) }
+            previous = c
+        }
+        return rows
+    }
+
+    /// A variant with two changed parameters is one field of every CSV the benchmark writes; a benchmark
+    /// whose every condition needs a recording the dataset lacks is refused with the reason, not a trap.
+    func testBenchmarkVariantsStayOneCSVFieldAndAllSkippedConditionsAreRefused() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let common = ["benchmark", "--dataset", "catalog-ci", "--algorithms", "haitsma-kalker", "--lengths", "5", "--queries", "2",
+                      "--negatives", "2", "--no-cache", "--out", out.path]
+        let run = try fpbench(common + ["--conditions", "clean", "--set", "haitsma-kalker.berThreshold=0.3", "--set", "haitsma-kalker.sampleRate=5000"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        for name in ["answers.csv", "metrics.csv"] {
+            let rows = csvRows(try String(contentsOf: out.appendingPathComponent(name), encoding: .utf8))
+            XCTAssertGreaterThan(rows.count, 2, name)
+            XCTAssertEqual(Set(rows.map(\.count)), [rows[0].count], "\(name): every row has the header's \(rows[0].count) fields")
+            XCTAssertEqual(Set(rows.dropFirst().map { $0[0] }), ["haitsma-kalker@berThreshold=0.3,sampleRate=5000"], name)
+        }
+        for condition in ["babble-5dB", "playback"] {
+            let refused = try fpbench(common + ["--conditions", condition])
+            XCTAssertEqual(refused.status, 64, "\(condition): \(refused.errors)")  // a usage error, as any unusable dataset; before: 132, a trap
+            XCTAssertTrue(refused.errors.contains("no condition can be run: condition \(condition) needs"), refused.errors)
+            XCTAssertTrue(refused.errors.contains("(not in the dataset)"), refused.errors)
+        }
+    }
+
     func testUnknownAlgorithmIsAClearUsageError() throws {
         let result = try fpbench(["compare", "-a", "nope", "a.wav", "b.wav"])
         XCTAssertNotEqual(result.status, 0)

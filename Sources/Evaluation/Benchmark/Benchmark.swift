@@ -92,6 +92,10 @@ public struct Benchmark {
         let queries = BenchmarkPlan.draw(spec: c.spec, tracks: tracks, durations: durations,
                                          negatives: negatives, negativeDurations: negativeDurations, seed: c.seed)
         let (conditions, recordings) = usableConditions(&skipped, &failures)
+        guard !conditions.isEmpty else {
+            throw DatasetError(path: c.dataset.manifestPath, reason: "no condition can be run: "
+                               + skipped.map { "\($0.item) \($0.reason)" }.joined(separator: "; "))
+        }
         let algorithms = c.algorithms.filter { algorithm in
             if Catalog(algorithm: algorithm).isIndexed || hours <= c.spec.bruteForceHourLimit { return true }
             skipped.append(.init(item: algorithm.identifier, reason: String(format: "no index: brute force over %.1f h is above the %.1f h limit (bruteForceHourLimit)", hours, c.spec.bruteForceHourLimit)))
