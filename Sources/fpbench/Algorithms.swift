@@ -56,7 +56,13 @@ struct ExternalOption: ParsableArguments {
 
     /// Every built-in algorithm, then the external ones.
     func algorithms() throws -> [AnyAlgorithm] {
-        try AlgorithmRegistry.all + files.map { file in try validated { AnyAlgorithm(try ExternalAlgorithm.load(file)) } }
+        try AlgorithmRegistry.all + files.map { file in
+            let external = try validated { try ExternalAlgorithm.load(file) }
+            if let program = external.missingProgram {
+                throw ValidationError("\(file): its command '\(program)' is not installed (not on PATH); to install: \(external.configuration.install)")
+            }
+            return AnyAlgorithm(external)
+        }
     }
 
     /// The algorithms named by `identifiers` (all of them when it is empty; variants by their

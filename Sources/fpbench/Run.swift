@@ -55,7 +55,7 @@ struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Regenerate every table (matrices and summary.md) from a results.json alone.",
         discussion: """
-        Works on the results of `fpbench run` and of `fpbench benchmark` (whose costs.json, beside it,         adds the costs section).
+        Works on the results of `fpbench run` and of `fpbench benchmark` (whose costs.json, beside it, adds the costs section).
 
         Examples:
           fpbench report runs/latest/results.json --out Reports/reference

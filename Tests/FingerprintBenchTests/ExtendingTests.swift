@@ -35,6 +35,10 @@ import Testing
             "\($0)".contains("not a list of 32-bit words")
         }
         #expect(throws: ExternalCommandError.self) { try ExternalAlgorithm(configuration: configuration(command: ["od"])) }
+        // Refused before a run (fpbench --external) instead of failing every query.
+        #expect(try ExternalAlgorithm(configuration: configuration(command: ["no-such-fingerprinter", "{input}"])).missingProgram == "no-such-fingerprinter")
+        #expect(try ExternalAlgorithm(configuration: configuration(command: ["od", "{input}"])).missingProgram == nil)
+        #expect(try ExternalAlgorithm(configuration: configuration(command: ["/bin/od", "{input}"])).missingProgram == nil)
     }
 
     @Test func theChromaprintConfigurationLoads() throws {

@@ -57,6 +57,14 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
     }
 
     public var identifier: String { configuration.identifier }
+
+    /// The command's program when it is neither on PATH nor an executable path (nil: it can run). Checked
+    /// before a run, so a missing tool is one refusal, not a failure per query.
+    public var missingProgram: String? {
+        let program = configuration.command[0]
+        let folders = program.contains("/") ? [""] : (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map { $0 + "/" }
+        return folders.contains { FileManager.default.isExecutableFile(atPath: $0 + program) } ? nil : program
+    }
     /// 2: the time unit is stored as `step` (was frameDuration, hopDuration or imageDuration).
     public var revision: Int { 2 }
     public var displayName: String { configuration.displayName }
