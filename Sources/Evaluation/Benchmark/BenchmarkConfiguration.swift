@@ -1,0 +1,39 @@
+import AudioIO
+import Degradation
+import DSP
+import Fingerprinting
+import Foundation
+
+/// What to benchmark.
+public struct BenchmarkConfiguration: Sendable {
+    public var dataset: Dataset
+    public var algorithms: [AnyAlgorithm]
+    public var spec: BenchmarkSpec
+    public var seed: UInt64
+    public var threads: Int
+    public var cacheFolder: URL?
+    public var showProgress: Bool
+    public var toolVersion: String
+    /// Also measure the scaling curve (catalogs of 1/16 ... all of the tracks) at this query length.
+    public var scalingLength: Double?
+    /// Also time Chromaprint's `fpcalc` on this many catalog tracks (the same files, after indexing),
+    /// as the peer for indexing speed.
+    public var peerTracks = 0
+    /// Answer only this part of the queries (`--shard I/N`); the scaling curve is left out.
+    public var shard: Shard?
+    /// Index files (`fpbench index build`) to load instead of indexing, one per algorithm at most.
+    public var indexFiles: [String] = []
+
+    public init(dataset: Dataset, algorithms: [AnyAlgorithm], spec: BenchmarkSpec, seed: UInt64, threads: Int,
+                cacheFolder: URL?, showProgress: Bool, toolVersion: String, scalingLength: Double? = nil) {
+        self.dataset = dataset
+        self.algorithms = algorithms
+        self.spec = spec
+        self.seed = seed
+        self.threads = threads
+        self.cacheFolder = cacheFolder
+        self.showProgress = showProgress
+        self.toolVersion = toolVersion
+        self.scalingLength = scalingLength
+    }
+}

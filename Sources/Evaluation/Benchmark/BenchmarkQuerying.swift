@@ -1,0 +1,138 @@
+import AudioIO
+import Degradation
+import DSP
+import Fingerprinting
+import Foundation
+
+/// The benchmark's last phases: each query answered under every condition, and the scaling curve.
+extension Benchmark {
+    // MARK: Phase 4
+
+    struct QueryOutcome {
+        var answers: [BenchmarkAnswer]
+        var fingerprintMilliseconds: [[Double]]
+        var searchMilliseconds: [[Double]]
+        /// Per algorithm, the query's clean fingerprint (kept for the scaling curve).
+        var cleanPrints: [AnyFingerprint?]
+    }
+
+    /// Cuts one query's window, and under every condition degrades it, fingerprints it with every
+    /// algorithm (through the cache: a warm run decodes and degrades nothing) and searches that
+    /// algorithm's catalog.
+    func answer(_ query: BenchmarkQuery, conditions: [BenchmarkCondition], planner: QueryPlanner, cache: FingerprintCache,
+                        algorithms: [AnyAlgorithm], catalogs: [Catalog], trackIndex: [String: Int], keepPrints: Bool) -> QueryOutcome {
+        var outcome = QueryOutcome(answers: [], fingerprintMilliseconds: algorithms.map { _ in [] },
+                                   searchMilliseconds: algorithms.map { _ in [] }, cleanPrints: algorithms.map { _ in nil })
+        let keys = ContentKeys(dataset: configuration.dataset, seed: configuration.seed)
+        let window = Once { Result { try AudioReader.read(self.configuration.dataset.path(query.file), sampleRate: Self.workingRate,
+                                                          window: TimeWindow(start: query.start, duration: query.length)) } }
+        for condition in conditions {
+            let seed = derivedSeed(configuration.seed, "benchmark", query.id, condition.id)
+            let chain = Result { DegradationChain(try planner.stages(for: condition, seed: seed), seed: seed) }
+            let degraded = Once { window.get.flatMap { audio in chain.flatMap { chain in Result { try chain.apply(audio) } } } }
+            // The track moment at the query's first sample, after the condition moved time (delay, speed, tempo).
+            let moved = (try? chain.get().timeMap.inverse(0)).flatMap { abs($0) > 1e-9 ? query.start + $0 : nil }
+            let key = keys.benchmarkQuery(query, condition: condition, seed: seed)
+            for (a, algorithm) in algorithms.enumerated() where query.length >= algorithm.minimumDuration {
+                var answer = BenchmarkAnswer(algorithm: algorithm.identifier, query: query.id, condition: condition.id, top: [], expectedOffset: moved)
+                do {
+                    let start = threadCPUSeconds()
+                    let print: AnyFingerprint
+                    if let cached = cache.load(algorithm, role: .query, contentKey: key) { print = cached } else {
+                        print = try algorithm.fingerprint(degraded.get.get().resampled(to: algorithm.sampleRate), role: .query)
+                        cache.store(print, algorithm, role: .query, contentKey: key)
+                        outcome.fingerprintMilliseconds[a].append(1000 * (threadCPUSeconds() - start))
+                    }
+                    let fingerprinted = threadCPUSeconds()
+                    let matches = catalogs[a].search(print, limit: Self.answersKept, applyingThreshold: false)
+                    outcome.searchMilliseconds[a].append(1000 * (threadCPUSeconds() - fingerprinted))
+                    // Every catalog reference is a track (catalogs are built from the track list, index files checked against it).
+                    answer.top = matches.compactMap { match in
+                        trackIndex[match.reference].map { BenchmarkMatch(track: $0, offset: match.comparison.offset, score: match.comparison.score,
+                                                                         rawFigure: match.comparison.rawFigure, matched: algorithm.isMatch(match.comparison)) }
+                    }
+                    if keepPrints && condition.id == BenchmarkCondition.cleanID { outcome.cleanPrints[a] = print }
+                } catch let error as FingerprintError {
+                    // Silence (a track's quiet start) or too little audio: nothing to look up, so no match.
+                    answer.note = "\(error)"
+                } catch {
+                    answer.failure = "\(error)"
+                }
+                outcome.answers.append(answer)
+            }
+        }
+        return outcome
+    }
+
+    // MARK: Phase 5
+
+    /// The same clean queries of one length against nested catalogs of 1/16 ... all of the tracks (a
+    /// seeded order); a query whose track is left out counts as a negative there.
+    func scalingCurve(length: Double, queries: [BenchmarkQuery], outcomes: [QueryOutcome], tracks: [String], durations: [Double],
+                              algorithms: [AnyAlgorithm], prints: [[AnyFingerprint?]], results: BenchmarkResults) -> [BenchmarkCosts.ScalingPoint] {
+        let order = tracks.indices.sorted { derivedSeed(configuration.seed, "scaling", tracks[$0]) < derivedSeed(configuration.seed, "scaling", tracks[$1]) }
+        let chosen = queries.indices.filter { queries[$0].length == length }
+        var points: [BenchmarkCosts.ScalingPoint] = []
+        for (a, algorithm) in algorithms.enumerated() where Catalog(algorithm: algorithm).isIndexed && prints[a].contains(where: { $0 != nil }) {  // not from an index file
+            for fraction in [1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1] {
+                let kept = Array(order.prefix(max(1, Int((fraction * Double(tracks.count)).rounded(.up)))))
+                let inCatalog = Set(kept.map { tracks[$0] })
+                let catalog = Catalog(algorithm: algorithm)
+                for t in kept { if let p = prints[a][t] { catalog.add(p, name: "\(t)") } }
+                catalog.seal()
+                var correct = 0, positives = 0, falsePositives = 0, negatives = 0, times: [Double] = []
+                for q in chosen {
+                    guard let print = outcomes[q].cleanPrints[a] else { continue }
+                    let start = threadCPUSeconds()
+                    let top = catalog.search(print, limit: 1).first
+                    times.append(1000 * (threadCPUSeconds() - start))
+                    let query = queries[q]
+                    if !query.negative && inCatalog.contains(query.file) {
+                        positives += 1
+                        let match = top.map { BenchmarkMatch(track: Int($0.reference)!, offset: $0.comparison.offset, score: $0.comparison.score,
+                                                             rawFigure: $0.comparison.rawFigure, matched: true) }
+                        if BenchmarkMetrics.outcome(match, truth: query, results: results) == .correct { correct += 1 }
+                    } else {
+                        negatives += 1
+                        if top != nil { falsePositives += 1 }
+                    }
+                }
+                points.append(.init(algorithm: algorithm.identifier, fraction: fraction, tracks: kept.count,
+                                    hours: kept.reduce(0) { $0 + durations[$1] } / 3600, correct: Rate(correct, of: positives),
+                                    falsePositives: Rate(falsePositives, of: negatives), searchMilliseconds: .init(times),
+                                    indexBytes: catalog.indexByteCount))
+            }
+        }
+        return points
+    }
+
+    /// k in time ∝ hours^k, by least squares on logarithms of the median search times.
+    static func exponents(_ points: [BenchmarkCosts.ScalingPoint]) -> [String: Double] {
+        var result: [String: Double] = [:]
+        for (algorithm, curve) in Dictionary(grouping: points, by: \.algorithm) {
+            let xy = curve.filter { $0.hours > 0 && $0.searchMilliseconds.median > 0 }.map { (log($0.hours), log($0.searchMilliseconds.median)) }
+            guard xy.count >= 2 else { continue }
+            let mx = xy.map(\.0).reduce(0, +) / Double(xy.count), my = xy.map(\.1).reduce(0, +) / Double(xy.count)
+            let sxx = xy.reduce(0) { $0 + ($1.0 - mx) * ($1.0 - mx) }, sxy = xy.reduce(0) { $0 + ($1.0 - mx) * ($1.1 - my) }
+            if sxx > 0 { result[algorithm] = sxy / sxx }
+        }
+        return result
+    }
+}
+
+extension BenchmarkCondition {
+    static let cleanID = "clean"
+    /// The undegraded condition negatives are cut under.
+    var clean: BenchmarkCondition { BenchmarkCondition(id: Self.cleanID, title: "clean") }
+}
+
+extension QueryPlanner {
+    /// A benchmark condition's stages (the query is already cut): noise, or the playback chain.
+    func stages(for condition: BenchmarkCondition, seed: UInt64) throws -> [any Degradation] {
+        var stages: [any Degradation] = []
+        if let noise = condition.noise { stages.append(try addNoise(noise)) }
+        if let playback = condition.playback { stages += try playbackStages(playback, random: SeededNoise(seed: derivedSeed(seed, "draws"))) }
+        stages += try (condition.stages ?? []).flatMap(self.stages)
+        return stages
+    }
+}
