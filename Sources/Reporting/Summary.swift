@@ -22,24 +22,50 @@ public func summaryMarkdown(_ results: RunResults, matrixLink: (SimilarityMatrix
         }
     }
 
-    if let first = results.catalogs.first {
-        out += "\n## Catalog search\n\n\(first.references) recordings (\(first.references - first.distractors) references + \(first.distractors) distractors), "
-        out += "each algorithm's own index and \"no match\" threshold. Each cell: right source first / queries [95 % Wilson interval] · wrong first (a false positive) · no match. Every answer: catalog.csv.\n\n"
-        let tests = results.tests.map(\.definition.id)
-        out += "| algorithm | " + tests.map(results.header).joined(separator: " | ") + " | MiB per hour |\n|---|" + String(repeating: "---|", count: tests.count) + "---:|\n"
-        for algorithm in results.algorithms.map(\.identifier) {
-            let rows = results.catalogs.filter { $0.algorithm == algorithm }
-            let cells = tests.map { test in
-                rows.first { $0.test == test }.map { r in
-                    let rate = Rate(r.correct, of: r.queries)
-                    return String(format: "%d/%d [%.0f-%.0f] · %d · %d", r.correct, r.queries, 100 * rate.low, 100 * rate.high, r.wrong, r.noMatch)
-                } ?? "—"
-            }
-            out += "| \(algorithm) | " + cells.joined(separator: " | ") + " | \(rows.first.map { String(format: "%.2f", $0.mebibytesPerHour) } ?? "—") |\n"
-        }
-        out += results.leftOutNote
+    out += catalogSearch(results)
+    out += haitsmaAndThesis(results)
+    out += "\n## Figures\n\nA heatmap of every similarity matrix (rows: queries, columns: references, own source outlined):\n\n"
+    for algorithm in results.algorithms.map(\.identifier) {
+        let links = results.matrices.filter { $0.algorithm == algorithm }
+            .map { "[\($0.test)](\(matrixLink($0).replacingOccurrences(of: ".md", with: ".svg")))" }
+        out += "- \(algorithm): " + links.joined(separator: " · ") + "\n"
     }
 
+    if !results.skipped.isEmpty {
+        out += "\n## Skipped\n\n" + results.skipped.map { "- \($0.item): \($0.reason)\n" }.joined()
+    }
+    if !results.failures.isEmpty {
+        out += "\n## Failed\n\n" + results.failures.map { "- \($0.item): \($0.reason)\n" }.joined()
+    }
+    out += "\nEvery parameter of every algorithm, with its source, and every degradation with its seed: `results.json`.\n"
+    return out
+}
+
+/// The catalog search: each algorithm's own index and "no match" threshold answering every test's queries.
+func catalogSearch(_ results: RunResults) -> String {
+    guard let first = results.catalogs.first else { return "" }
+    var out = ""
+    out += "\n## Catalog search\n\n\(first.references) recordings (\(first.references - first.distractors) references + \(first.distractors) distractors), "
+    out += "each algorithm's own index and \"no match\" threshold. Each cell: right source first / queries [95 % Wilson interval] · wrong first (a false positive) · no match. Every answer: catalog.csv.\n\n"
+    let tests = results.tests.map(\.definition.id)
+    out += "| algorithm | " + tests.map(results.header).joined(separator: " | ") + " | MiB per hour |\n|---|" + String(repeating: "---|", count: tests.count) + "---:|\n"
+    for algorithm in results.algorithms.map(\.identifier) {
+        let rows = results.catalogs.filter { $0.algorithm == algorithm }
+        let cells = tests.map { test in
+            rows.first { $0.test == test }.map { r in
+                let rate = Rate(r.correct, of: r.queries)
+                return String(format: "%d/%d [%.0f-%.0f] · %d · %d", r.correct, r.queries, 100 * rate.low, 100 * rate.high, r.wrong, r.noMatch)
+            } ?? "—"
+        }
+        out += "| \(algorithm) | " + cells.joined(separator: " | ") + " | \(rows.first.map { String(format: "%.2f", $0.mebibytesPerHour) } ?? "—") |\n"
+    }
+    out += results.leftOutNote
+    return out
+}
+
+/// Haitsma's five parameters, each pointed at its figure, and the thesis's own figures beside ours.
+func haitsmaAndThesis(_ results: RunResults) -> String {
+    var out = ""
     out += "\n## Haitsma's five parameters\n\n"
     out += "Robustness: tests 3 and 4 above, and `fpbench sweep noise`. Reliability: test 2 and the margins. "
     out += "Granularity: `fpbench sweep length`. Scalability: the catalog search above (memory per hour; `fpbench identify` for your own catalogs). "
@@ -58,21 +84,6 @@ public func summaryMarkdown(_ results: RunResults, matrixLink: (SimilarityMatrix
         let s = m.statistics
         out += "| \(test) | \(figure) | \(s.identified)/\(s.count) identified, mean diagonal \(percent(s.meanDiagonal)) % |\n"
     }
-
-    out += "\n## Figures\n\nA heatmap of every similarity matrix (rows: queries, columns: references, own source outlined):\n\n"
-    for algorithm in results.algorithms.map(\.identifier) {
-        let links = results.matrices.filter { $0.algorithm == algorithm }
-            .map { "[\($0.test)](\(matrixLink($0).replacingOccurrences(of: ".md", with: ".svg")))" }
-        out += "- \(algorithm): " + links.joined(separator: " · ") + "\n"
-    }
-
-    if !results.skipped.isEmpty {
-        out += "\n## Skipped\n\n" + results.skipped.map { "- \($0.item): \($0.reason)\n" }.joined()
-    }
-    if !results.failures.isEmpty {
-        out += "\n## Failed\n\n" + results.failures.map { "- \($0.item): \($0.reason)\n" }.joined()
-    }
-    out += "\nEvery parameter of every algorithm, with its source, and every degradation with its seed: `results.json`.\n"
     return out
 }
 

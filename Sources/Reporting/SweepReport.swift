@@ -50,70 +50,81 @@ public enum SweepReport {
     public static func write(_ record: Record, to folder: URL) throws {
         try OutputFolder.write(folder) {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            func put(_ text: String, _ name: String) throws { try Data(text.utf8).write(to: folder.appendingPathComponent(name), options: .atomic) }
+            try put(csv(record), "sweep.csv")
             let algorithms = orderedUnique(record.points.map(\.algorithm))
-            let csv = CSV.file(["algorithm", "level", "identified", "count", "top1_accuracy_percent", "wilson_low_percent", "wilson_high_percent",
-                                "mean_diagonal_percent", "mean_margin_points"], record.points.map { p in
-                let r = Rate(p.identified, of: p.count)
-                return [p.algorithm, String(format: "%g", p.level), "\(p.identified)", "\(p.count)", "\(percent(p.accuracy))", "\(percent(r.low))",
-                        "\(percent(r.high))", "\(percent(p.meanDiagonal))", "\(percent(p.meanMargin))"]
-            })
-            try Data(csv.utf8).write(to: folder.appendingPathComponent("sweep.csv"), options: .atomic)
-
             func series(_ value: (SweepPoint) -> Double?) -> [(name: String, points: [(x: Double, y: Double)])] {
                 algorithms.map { a in (a, record.points.filter { $0.algorithm == a }.compactMap { p in value(p).map { (p.level, 100 * $0) } }) }
             }
-            try Data(Figures.lineChart(title: "\(record.rate.prefix(1).uppercased() + record.rate.dropFirst()), \(record.dataset) dataset, seed \(record.seed)",
-                                       xLabel: record.axis, yLabel: "\(record.rate) (%)", chance: record.chance.map { 100 * $0 },
-                                       series: series { $0.accuracy }).utf8)
-                .write(to: folder.appendingPathComponent("accuracy.svg"), options: .atomic)
-            let scored = record.points.contains { $0.meanDiagonal != nil }
-            if scored {
-                try Data(Figures.lineChart(title: "Mean score of the own source", xLabel: record.axis,
-                                           yLabel: "mean diagonal score (%)", series: series(\.meanDiagonal)).utf8)
-                    .write(to: folder.appendingPathComponent("diagonal.svg"), options: .atomic)
+            try put(Figures.lineChart(title: "\(record.rate.prefix(1).uppercased() + record.rate.dropFirst()), \(record.dataset) dataset, seed \(record.seed)",
+                                      xLabel: record.axis, yLabel: "\(record.rate) (%)", chance: record.chance.map { 100 * $0 },
+                                      series: series { $0.accuracy }), "accuracy.svg")
+            if record.points.contains(where: { $0.meanDiagonal != nil }) {
+                try put(Figures.lineChart(title: "Mean score of the own source", xLabel: record.axis,
+                                          yLabel: "mean diagonal score (%)", series: series(\.meanDiagonal)), "diagonal.svg")
             }
-
-            let levels = orderedUnique(record.points.map(\.level)).sorted()
-            var md = "# Sweep: \(record.axis)\n\nfpbench \(record.tool) · dataset `\(record.dataset)` · seed \(record.seed)\n\n"
-            md += "![\(record.rate)](accuracy.svg)\n\n## \(record.rate.prefix(1).uppercased() + record.rate.dropFirst()) (%) per level\n\n"
-            md += "Each cell: \(record.rate) [95 % Wilson interval]"
-            md += (record.chance.map { String(format: "; chance is %.1f %% (the dashed line)", 100 * $0) } ?? "") + ".\n\n"
-            md += "| algorithm | " + levels.map { String(format: "%g", $0) }.joined(separator: " | ") + " |\n"
-            md += "|---|" + String(repeating: "---:|", count: levels.count) + "\n"
-            for a in algorithms {
-                let cells = levels.map { level in
-                    record.points.first { $0.algorithm == a && $0.level == level }.map { p in
-                        let r = Rate(p.identified, of: p.count)
-                        return String(format: "%@ [%.0f-%.0f]", percent(p.accuracy), 100 * r.low, 100 * r.high)
-                    } ?? "—"
-                }
-                md += "| \(a) | " + cells.joined(separator: " | ") + " |\n"
-            }
-            if scored { md += "\nMean own-source score and margin: sweep.csv; chart: [diagonal.svg](diagonal.svg).\n" }
-            if !record.breakingPoints.isEmpty {
-                let sided = record.breakingPoints.contains { $0.side != nil }
-                md += "\n## Breaking points\n\nWhere the \(record.rate) first falls below the threshold, walking from the easy end"
-                md += sided ? " (on each side of the neutral level)" : ""
-                md += record.refinement == "bisection" ? "; refined by bisection between the grid levels on either side.\n\n"
-                    : "; interpolated linearly between the grid levels on either side (± half the grid step).\n\n"
-                md += "| algorithm |" + (sided ? " side |" : "") + " threshold | breaking point | last grid level above | first grid level below | bisection steps |\n"
-                md += "|---|" + (sided ? "---|" : "") + "---:|---:|---|---|---:|\n"
-                for b in record.breakingPoints {
-                    let decimals = max(2, Int((-log10(max(b.tolerance / 2, 1e-9))).rounded(.up)))  // enough to show the ± part
-                    let point = b.level.map { String(format: "%.\(decimals)f ± %.\(decimals)f", $0, b.tolerance / 2) }
-                        ?? (b.firstBelow == nil ? "never below on the grid" : "below from the first level")
-                    func evidence(_ p: SweepPoint?) -> String { p.map { String(format: "%g (%@ %%)", $0.level, percent($0.accuracy)) } ?? "—" }
-                    md += "| \(b.algorithm) |" + (sided ? " \(b.side ?? "") |" : "")
-                    md += " \(percent(b.threshold)) % | \(point) | \(evidence(b.lastAbove)) | \(evidence(b.firstBelow)) | \(b.evaluations.count) |\n"
-                }
-            }
-            if record.failures > 0 { md += "\n\(record.failures) queries could not be fingerprinted (too short, ...) and count as misses.\n" }
-            try Data(md.utf8).write(to: folder.appendingPathComponent("sweep.md"), options: .atomic)
-
+            try put(markdown(record), "sweep.md")
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(record).write(to: folder.appendingPathComponent("sweep.json"), options: .atomic)
         }
+    }
+
+    /// sweep.csv: one row per algorithm and level.
+    static func csv(_ record: Record) -> String {
+        CSV.file(["algorithm", "level", "identified", "count", "top1_accuracy_percent", "wilson_low_percent", "wilson_high_percent",
+                  "mean_diagonal_percent", "mean_margin_points"], record.points.map { p in
+            let r = Rate(p.identified, of: p.count)
+            return [p.algorithm, String(format: "%g", p.level), "\(p.identified)", "\(p.count)", "\(percent(p.accuracy))", "\(percent(r.low))",
+                    "\(percent(r.high))", "\(percent(p.meanDiagonal))", "\(percent(p.meanMargin))"]
+        })
+    }
+
+    /// sweep.md: the rate per level with its interval, then the breaking points.
+    static func markdown(_ record: Record) -> String {
+        let algorithms = orderedUnique(record.points.map(\.algorithm)), levels = orderedUnique(record.points.map(\.level)).sorted()
+        var md = "# Sweep: \(record.axis)\n\nfpbench \(record.tool) · dataset `\(record.dataset)` · seed \(record.seed)\n\n"
+        md += "![\(record.rate)](accuracy.svg)\n\n## \(record.rate.prefix(1).uppercased() + record.rate.dropFirst()) (%) per level\n\n"
+        md += "Each cell: \(record.rate) [95 % Wilson interval]"
+        md += (record.chance.map { String(format: "; chance is %.1f %% (the dashed line)", 100 * $0) } ?? "") + ".\n\n"
+        md += "| algorithm | " + levels.map { String(format: "%g", $0) }.joined(separator: " | ") + " |\n"
+        md += "|---|" + String(repeating: "---:|", count: levels.count) + "\n"
+        for a in algorithms {
+            let cells = levels.map { level in
+                record.points.first { $0.algorithm == a && $0.level == level }.map { p in
+                    let r = Rate(p.identified, of: p.count)
+                    return String(format: "%@ [%.0f-%.0f]", percent(p.accuracy), 100 * r.low, 100 * r.high)
+                } ?? "—"
+            }
+            md += "| \(a) | " + cells.joined(separator: " | ") + " |\n"
+        }
+        if record.points.contains(where: { $0.meanDiagonal != nil }) {
+            md += "\nMean own-source score and margin: sweep.csv; chart: [diagonal.svg](diagonal.svg).\n"
+        }
+        md += breakingPoints(record)
+        if record.failures > 0 { md += "\n\(record.failures) queries could not be fingerprinted (too short, ...) and count as misses.\n" }
+        return md
+    }
+
+    /// Where each algorithm's rate first falls below each threshold, with the grid levels on either side.
+    static func breakingPoints(_ record: Record) -> String {
+        guard !record.breakingPoints.isEmpty else { return "" }
+        let sided = record.breakingPoints.contains { $0.side != nil }
+        var md = "\n## Breaking points\n\nWhere the \(record.rate) first falls below the threshold, walking from the easy end"
+        md += sided ? " (on each side of the neutral level)" : ""
+        md += record.refinement == "bisection" ? "; refined by bisection between the grid levels on either side.\n\n"
+            : "; interpolated linearly between the grid levels on either side (± half the grid step).\n\n"
+        md += "| algorithm |" + (sided ? " side |" : "") + " threshold | breaking point | last grid level above | first grid level below | bisection steps |\n"
+        md += "|---|" + (sided ? "---|" : "") + "---:|---:|---|---|---:|\n"
+        for b in record.breakingPoints {
+            let decimals = max(2, Int((-log10(max(b.tolerance / 2, 1e-9))).rounded(.up)))  // enough to show the ± part
+            let point = b.level.map { String(format: "%.\(decimals)f ± %.\(decimals)f", $0, b.tolerance / 2) }
+                ?? (b.firstBelow == nil ? "never below on the grid" : "below from the first level")
+            func evidence(_ p: SweepPoint?) -> String { p.map { String(format: "%g (%@ %%)", $0.level, percent($0.accuracy)) } ?? "—" }
+            md += "| \(b.algorithm) |" + (sided ? " \(b.side ?? "") |" : "")
+            md += " \(percent(b.threshold)) % | \(point) | \(evidence(b.lastAbove)) | \(evidence(b.firstBelow)) | \(b.evaluations.count) |\n"
+        }
+        return md
     }
 
     public static func orderedUnique<T: Hashable>(_ values: [T]) -> [T] {

@@ -41,49 +41,9 @@ struct Bench: ParsableCommand {
 
     func run() throws {
         let chosen = try external.resolve(algorithms)
-        // Best CPU seconds per algorithm and file, and fpcalc's, measured file by file, alternating.
-        var ours = chosen.map { _ in [Double](repeating: .infinity, count: files.count) }
-        var peer = [Double](repeating: .infinity, count: files.count)
-        var audioSeconds = [Double](repeating: 0, count: files.count)
-        var bytes = chosen.map { _ in [Int](repeating: 0, count: files.count) }
-        var peerAvailable = !noPeer
-        for (f, file) in files.enumerated() {
-            for _ in 0..<`repeat` {
-                for (a, algorithm) in chosen.enumerated() {
-                    let clock = CPUClock()
-                    let made = try reportingFailure(file) { try algorithm.fingerprint(file: file) }
-                    ours[a][f] = min(ours[a][f], clock.elapsed)
-                    audioSeconds[f] = made.duration
-                    bytes[a][f] = made.byteCount
-                }
-                if peerAvailable {
-                    if let timing = PeerTiming.fpcalc([file]), timing.failure == nil, let cpu = timing.cpuSeconds.first {
-                        peer[f] = min(peer[f], cpu)
-                    } else { peerAvailable = false }
-                }
-            }
-        }
-        // The floor: decoding and resampling alone, at each distinct rate, with the same reader, streamed
-        // as the algorithms are (holding the signal would add its allocation to the floor).
-        var floor: [Double: [Double]] = [:]
-        for rate in Set(chosen.map(\.sampleRate)) {
-            floor[rate] = try files.map { file in
-                try (0..<`repeat`).map { _ in
-                    let clock = CPUClock()
-                    _ = try reportingFailure(file) { try AudioReader.stream(file, sampleRate: rate) { _ in } }
-                    return clock.elapsed
-                }.min() ?? .infinity
-            }
-        }
-        // Peak memory: each algorithm alone in a process of its own (`fpbench fingerprint`), the largest over the files.
-        let memory = chosen.map { algorithm in
-            files.compactMap { file in try? ChildRun.run(Bench.executable, ["fingerprint", "-a", algorithm.identifier, file] + external.arguments) }
-                .filter { $0.status == 0 }.map(\.peakResidentBytes).max()
-        }
-        let peerMemory = peerAvailable ? files.compactMap { PeerTiming.fpcalc([$0])?.peakResidentBytes?.first }.max() : nil
-
-        let totalAudio = audioSeconds.reduce(0, +)
-        print("algorithm        audio s   CPU s    audio s / CPU s   bytes / s   peak MB   × decode alone" + (peerAvailable ? "   fpcalc CPU / ours (median over files)" : ""))
+        let t = try BenchTimings(chosen, files: files, repeats: `repeat`, peer: !noPeer, external: external)
+        let totalAudio = t.audioSeconds.reduce(0, +)
+        print("algorithm        audio s   CPU s    audio s / CPU s   bytes / s   peak MB   × decode alone" + (t.peerAvailable ? "   fpcalc CPU / ours (median over files)" : ""))
         func row(_ name: String, _ cpu: [Double], _ bytesPerSecond: Double?, _ peak: Int?, _ overFloor: Double?, _ ratio: Double?) {
             let total = cpu.reduce(0, +)
             func column(_ value: Double?, _ format: String, width: Int) -> String {
@@ -98,12 +58,12 @@ struct Bench: ParsableCommand {
             print(line)
         }
         for (a, algorithm) in chosen.enumerated() {
-            let decode = floor[algorithm.sampleRate]?.reduce(0, +) ?? 0
-            row(algorithm.identifier, ours[a], Double(bytes[a].reduce(0, +)) / totalAudio, memory[a],
-                decode > 0 ? ours[a].reduce(0, +) / decode : nil, peerAvailable ? PeerTiming.medianRatio(peer: peer, ours: ours[a]) : nil)
+            let decode = t.floor[algorithm.sampleRate]?.reduce(0, +) ?? 0
+            row(algorithm.identifier, t.ours[a], Double(t.bytes[a].reduce(0, +)) / totalAudio, t.memory[a],
+                decode > 0 ? t.ours[a].reduce(0, +) / decode : nil, t.peerAvailable ? PeerTiming.medianRatio(peer: t.peer, ours: t.ours[a]) : nil)
         }
-        for rate in floor.keys.sorted() { row("decode @\(Int(rate))", floor[rate]!, nil, nil, nil, nil) }
-        if peerAvailable { row("fpcalc (peer)", peer, nil, peerMemory, nil, nil) } else if !noPeer {
+        for rate in t.floor.keys.sorted() { row("decode @\(Int(rate))", t.floor[rate]!, nil, nil, nil, nil) }
+        if t.peerAvailable { row("fpcalc (peer)", t.peer, nil, t.peerMemory, nil, nil) } else if !noPeer {
             FileHandle.standardError.write(Data("fpcalc not timed: not installed or failed (apt-get install libchromaprint-tools)\n".utf8))
         }
     }

@@ -1,0 +1,57 @@
+import AudioIO
+import Evaluation
+import Fingerprinting
+import Foundation
+
+/// What `fpbench bench` measures: each algorithm's best CPU seconds per file, fpcalc's in the same loop, the
+/// decoding floor per rate, and each algorithm's peak memory in a process of its own.
+struct BenchTimings {
+    var ours: [[Double]], peer: [Double], audioSeconds: [Double], bytes: [[Int]], peerAvailable: Bool
+    var floor: [Double: [Double]], memory: [Int?], peerMemory: Int?
+
+    init(_ chosen: [AnyAlgorithm], files: [String], repeats: Int, peer measurePeer: Bool, external: ExternalOption) throws {
+        // Best CPU seconds per algorithm and file, and fpcalc's, measured file by file, alternating.
+        var ours = chosen.map { _ in [Double](repeating: .infinity, count: files.count) }
+        var peer = [Double](repeating: .infinity, count: files.count)
+        var audioSeconds = [Double](repeating: 0, count: files.count)
+        var bytes = chosen.map { _ in [Int](repeating: 0, count: files.count) }
+        var peerAvailable = measurePeer
+        for (f, file) in files.enumerated() {
+            for _ in 0..<repeats {
+                for (a, algorithm) in chosen.enumerated() {
+                    let clock = CPUClock()
+                    let made = try reportingFailure(file) { try algorithm.fingerprint(file: file) }
+                    ours[a][f] = min(ours[a][f], clock.elapsed)
+                    audioSeconds[f] = made.duration
+                    bytes[a][f] = made.byteCount
+                }
+                if peerAvailable {
+                    if let timing = PeerTiming.fpcalc([file]), timing.failure == nil, let cpu = timing.cpuSeconds.first {
+                        peer[f] = min(peer[f], cpu)
+                    } else { peerAvailable = false }
+                }
+            }
+        }
+        // The floor: decoding and resampling alone, at each distinct rate, with the same reader, streamed
+        // as the algorithms are (holding the signal would add its allocation to the floor).
+        var floor: [Double: [Double]] = [:]
+        for rate in Set(chosen.map(\.sampleRate)) {
+            floor[rate] = try files.map { file in
+                try (0..<repeats).map { _ in
+                    let clock = CPUClock()
+                    _ = try reportingFailure(file) { try AudioReader.stream(file, sampleRate: rate) { _ in } }
+                    return clock.elapsed
+                }.min() ?? .infinity
+            }
+        }
+        // Peak memory: each algorithm alone in a process of its own (`fpbench fingerprint`), the largest over the files.
+        let memory = chosen.map { algorithm in
+            files.compactMap { file in try? ChildRun.run(Bench.executable, ["fingerprint", "-a", algorithm.identifier, file] + external.arguments) }
+                .filter { $0.status == 0 }.map(\.peakResidentBytes).max()
+        }
+        let peerMemory = peerAvailable ? files.compactMap { PeerTiming.fpcalc([$0])?.peakResidentBytes?.first }.max() : nil
+
+        self.ours = ours; self.peer = peer; self.audioSeconds = audioSeconds; self.bytes = bytes; self.peerAvailable = peerAvailable
+        self.floor = floor; self.memory = memory; self.peerMemory = peerMemory
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Evaluation
+import Fingerprinting
+import Foundation
+import Reporting
+
+extension SweepCommand {
+
+    struct Stage: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sweep one parameter of a degradation stage: speed, tempo, pitch, codec bitrate, filters, clipping, gain...",
+            discussion: """
+            Units and parameters as in suite files: speed factor, tempo factor, pitch semitones, codec kbps \
+            (MP3) or compression (--format), gain dB, clipping dBFS or share, compressor threshold or ratio, \
+            lowpass hz, highpass hz. Speed, tempo, pitch and gain hurt in both directions: breaking points \
+            are found on each side of the neutral level (1, 1, 0 and 0). Negative levels just work (--from -2).
+
+            Examples:
+              fpbench sweep stage --unit speed --parameter factor --from 0.9 --to 1.1 --step 0.02
+              fpbench sweep stage --unit codec --parameter kbps --from 32 --to 320 --step 32 --benchmark --length 10
+            """)
+
+        @OptionGroup var common: Common
+        @OptionGroup var target: Target
+        @Option(help: "The stage: speed, tempo, pitch, codec, gain, clipping, compressor, lowpass, highpass.") var unit: String
+        @Option(help: "The parameter swept: factor, semitones, kbps, compression, dB, dBFS, share, threshold, ratio, hz.") var parameter: String
+        @Option(help: "For codec: mp3, ogg or opus.") var format = "mp3"
+        @Option(parsing: .unconditional, help: "First level.") var from: Double
+        @Option(parsing: .unconditional, help: "Last level.") var to: Double
+        @Option(help: "Step between levels (positive).") var step: Double
+        @Option(help: "Output folder (default: runs/sweep-UNIT-PARAMETER).") var out: String?
+
+        func run() throws {
+            let axis = StageAxis(unit: unit, parameter: parameter, fixed: unit == "codec" ? ["format": format] : [:])
+            let levels = try grid(from: from, to: to, step: step)
+            try validated { try SweepAxis.stage(axis).check(levels) }
+            let folder = out ?? "runs/sweep-\(unit)-\(parameter)"
+            if target.benchmark {
+                let started = Date()
+                let (points, results, _) = try validated { try BenchmarkSweep(base: try target.configuration(common.options, algorithms: common.algorithms)).run(axis, levels: levels) }
+                try target.write(points, axis: .stage(axis), thresholds: [0.9, 0.5], results: results, out: folder)
+                FileHandle.standardError.write(Data(String(format: "fpbench sweep: %d levels on the benchmark in %.1f s wall\n", levels.count, Date().timeIntervalSince(started)).utf8))
+            } else {
+                try common.run(axis: .stage(axis), levels: levels, thresholds: [0.9, 0.5], defaultTolerance: step / 8, out: folder)
+            }
+        }
+    }
+}
