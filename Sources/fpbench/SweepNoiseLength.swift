@@ -1,4 +1,5 @@
 import ArgumentParser
+import Degradation
 import Evaluation
 import Fingerprinting
 import Foundation

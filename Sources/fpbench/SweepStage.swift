@@ -12,7 +12,7 @@ extension SweepCommand {
             discussion: """
             Units and parameters as in suite files: speed factor, tempo factor, pitch semitones, codec kbps \
             (MP3) or compression (--format), gain dB, clipping dBFS or share, compressor threshold or ratio, \
-            lowpass hz, highpass hz. Speed, tempo, pitch and gain hurt in both directions: breaking points \
+            lowpass hz, highpass hz, bitcrush bits. Speed, tempo, pitch and gain hurt in both directions: breaking points \
             are found on each side of the neutral level (1, 1, 0 and 0). Negative levels just work (--from -2).
 
             Examples:
@@ -22,7 +22,7 @@ extension SweepCommand {
 
         @OptionGroup var common: Common
         @OptionGroup var target: Target
-        @Option(help: "The stage: speed, tempo, pitch, codec, gain, clipping, compressor, lowpass, highpass.") var unit: String
+        @Option(help: "The stage: speed, tempo, pitch, codec, gain, clipping, compressor, lowpass, highpass, bitcrush.") var unit: String
         @Option(help: "The parameter swept: factor, semitones, kbps, compression, dB, dBFS, share, threshold, ratio, hz.") var parameter: String
         @Option(help: "For codec: mp3, ogg or opus.") var format = "mp3"
         @Option(parsing: .unconditional, help: "First level.") var from: Double

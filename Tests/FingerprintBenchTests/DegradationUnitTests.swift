@@ -148,3 +148,25 @@ import Testing
         #expect(small < large / 2, "\(small) vs \(large)")
     }
 }
+
+/// The unit added as "Adding a degradation" shows: one file, one registry line, read from a suite file by its name.
+@Suite struct BitCrushTests {
+    @Test func fewerBitsMeanCoarserLevelsAndTheUnitReadsLikeAnyOther() throws {
+        let tone = sine(frequency: 440, amplitude: 0.5, duration: 0.5, sampleRate: 44_100)
+        let crushed = BitCrush(bits: 4).apply(tone, random: SeededNoise(seed: 1))
+        let step: Float = 2 / 16
+        #expect(Set(crushed.samples.map { ($0 / step).rounded() * step }) == Set(crushed.samples))  // on the 4-bit grid
+        #expect(zip(crushed.samples, tone.samples).allSatisfy { abs($0 - $1) <= step / 2 + 1e-6 })
+        #expect(Set(crushed.samples).count <= 17 && Set(tone.samples).count > 1000)
+        let sixteen = BitCrush(bits: 16).apply(tone, random: SeededNoise(seed: 1))
+        #expect(rms(zip(sixteen.samples, tone.samples).map { $0 - $1 }) < rms(zip(crushed.samples, tone.samples).map { $0 - $1 }) / 100)
+
+        let spec = try JSONDecoder().decode(StageSpec.self, from: Data(#"{"bitcrush": {"bits": 8}}"#.utf8))
+        #expect(try QueryPlanner(seed: 1, recordings: [:]).stages(spec).map(\.record) == [DegradationRecord("bitcrush", ["bits": "8"])])
+        #expect(String(decoding: try JSONEncoder().encode(spec), as: UTF8.self) == #"{"bitcrush":{"bits":8}}"#)
+        #expect { try JSONDecoder().decode(StageSpec.self, from: Data(#"{"bitcrush": {"bits": 0}}"#.utf8)) } throws: {
+            "\($0)".contains("must be within 1.0...24.0")
+        }
+        #expect(StageAxis(unit: "bitcrush", parameter: "bits").largerIsHarder == false)
+    }
+}

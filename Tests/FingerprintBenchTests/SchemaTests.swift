@@ -1,3 +1,4 @@
+import Degradation
 import Evaluation
 import Foundation
 import Testing
@@ -132,6 +133,12 @@ struct SchemaValidator {
         let encoder = JSONEncoder()
         let thesis = try JSON.parse(try encoder.encode(Suite.thesis))
         #expect(v.errors(thesis, schema, base: "urn:fpbench:suite:1").isEmpty)
+        // Every registered stage unit is in the schema, in the registry's order.
+        guard case .object(let top) = schema, case .object(let defs)? = top["$defs"], case .object(let unit)? = defs["unit"],
+              case .object(let names)? = unit["propertyNames"], case .array(let allowed)? = names["enum"] else {
+            Issue.record("Schemas/suite.schema.json has no $defs.unit.propertyNames.enum"); return
+        }
+        #expect(allowed == StageUnits.all.map { .string($0.name) }, "Schemas/suite.schema.json names every stage unit")
 
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let examples = readme.components(separatedBy: "```json\n").dropFirst().map { $0.components(separatedBy: "```")[0] }

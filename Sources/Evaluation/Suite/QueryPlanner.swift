@@ -43,19 +43,14 @@ public struct QueryPlanner: Sendable {
         return .planned(Plan(draw: draw, excerpt: excerpt, chain: DegradationChain(stages, seed: chainSeed), simulated: recipe.simulated))
     }
 
+    /// What building a stage may need: the loaded recordings.
+    var context: StageContext { StageContext(recordings: recordings) }
+
     /// Noise of a kind at a level; a recording must be loaded.
-    public func addNoise(_ spec: NoiseSpec) throws -> AddNoise {
-        switch spec.kind {
-        case .whiteUniform: return AddNoise(kind: .whiteUniform, level: spec.level)
-        case .whiteGaussian: return AddNoise(kind: .whiteGaussian, level: spec.level)
-        case .pink: return AddNoise(kind: .pink, level: spec.level)
-        case .recording(let id):
-            guard let audio = recordings[id] else {
-                throw DatasetError(path: id, reason: "no such noise (white-uniform, white-gaussian, pink, or a noise id of the dataset)")
-            }
-            return AddNoise(kind: .recorded(name: id, audio: audio), level: spec.level)
-        }
-    }
+    public func addNoise(_ spec: NoiseSpec) throws -> AddNoise { try spec.addNoise(context) }
+
+    /// The degradation units a stage spec stands for (a preset: several).
+    public func stages(_ spec: StageSpec) throws -> [any Degradation] { try spec.stages(context) }
 
     /// Loudspeaker, room, background noise, microphone, then clock drift and delay. An impulse
     /// response that is not loaded leaves its stage out (the runner lists it as skipped).

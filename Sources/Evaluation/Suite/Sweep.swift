@@ -1,3 +1,4 @@
+import Degradation
 import Fingerprinting
 import Foundation
 
@@ -24,23 +25,17 @@ public struct StageAxis: Sendable, Equatable {
         }
     }
 
-    /// The level that changes nothing, for units that hurt in both directions (speed, tempo, pitch,
-    /// gain): breaking points are found on each side of it.
-    public var neutral: Double? {
-        switch (unit, parameter) {
-        case ("speed", "factor"), ("tempo", "factor"): return 1
-        case ("pitch", "semitones"), ("gain", "dB"): return 0
-        default: return nil
-        }
+    /// How the unit's parameter hurts, as the unit says (`StageUnit.sweepSense`).
+    var sense: (neutral: Double?, largerIsHarder: Bool) {
+        StageUnits.all.first { $0.name == unit }?.sweepSense(parameter) ?? (nil, true)
     }
 
+    /// The level that changes nothing, for units that hurt in both directions (speed, tempo, pitch, gain):
+    /// breaking points are found on each side of it.
+    public var neutral: Double? { sense.neutral }
+
     /// For one-sided units: whether a larger level is harder (a lower bitrate, cut-off or SNR is harder).
-    public var largerIsHarder: Bool {
-        switch (unit, parameter) {
-        case ("codec", "kbps"), ("lowpass", "hz"), ("clipping", "dBFS"), ("compressor", "threshold"): return false
-        default: return true
-        }
-    }
+    public var largerIsHarder: Bool { sense.largerIsHarder }
 }
 
 /// What a sweep varies.

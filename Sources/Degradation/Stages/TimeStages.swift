@@ -1,0 +1,28 @@
+// Time and pitch: speed (both), tempo (pitch kept) and pitch (tempo kept); each hurts on both sides of neutral.
+
+/// `{"speed": {"factor": 1.02}}`: played faster, higher and shorter, as a tape or a turntable.
+public struct SpeedStage: OneNumberStage {
+    public static let name = "speed", field = "factor", range: ClosedRange<Double> = 0.25...4
+    public var value: Double
+    public init(_ value: Double) { self.value = value }
+    public func stages(_ context: StageContext) throws -> [any Degradation] { [Speed(factor: value)] }
+    public static func sweepSense(_ parameter: String) -> (neutral: Double?, largerIsHarder: Bool) { (1, true) }
+}
+
+/// `{"tempo": {"factor": 1.05}}`: faster, pitch kept (Rubber Band).
+public struct TempoStage: OneNumberStage {
+    public static let name = "tempo", field = "factor", range: ClosedRange<Double> = 0.25...4
+    public var value: Double
+    public init(_ value: Double) { self.value = value }
+    public func stages(_ context: StageContext) throws -> [any Degradation] { [Tempo(factor: value)] }
+    public static func sweepSense(_ parameter: String) -> (neutral: Double?, largerIsHarder: Bool) { (1, true) }
+}
+
+/// `{"pitch": {"semitones": -1}}`: transposed, tempo kept (Rubber Band).
+public struct PitchStage: OneNumberStage {
+    public static let name = "pitch", field = "semitones", range: ClosedRange<Double> = -24...24
+    public var value: Double
+    public init(_ value: Double) { self.value = value }
+    public func stages(_ context: StageContext) throws -> [any Degradation] { [Pitch(semitones: value)] }
+    public static func sweepSense(_ parameter: String) -> (neutral: Double?, largerIsHarder: Bool) { (0, true) }
+}
