@@ -23,17 +23,17 @@ public enum SweepReport {
         public var algorithms: [String]?
 
         /// The parts of one sharded sweep (algorithm i in part i mod N) gathered into the whole sweep's record.
-        public static func merge(_ parts: [(path: String, record: Record)]) throws -> Record {
-            _ = try Shard.check(parts.map { ($0.path, $0.record.shard) })
-            var merged = parts[0].record
+        public static func merge(_ parts: [(path: String, results: Record)]) throws -> Record {
+            _ = try Shard.check(parts.map { ($0.path, $0.results.shard) })
+            var merged = parts[0].results
             let order = Dictionary(uniqueKeysWithValues: (merged.algorithms ?? []).enumerated().map { ($0.element, $0.offset) })
             var levels: [Double: Int] = [:]
-            for point in parts.flatMap(\.record.points) where levels[point.level] == nil { levels[point.level] = levels.count }
-            let points = parts.flatMap(\.record.points)
+            for point in parts.flatMap(\.results.points) where levels[point.level] == nil { levels[point.level] = levels.count }
+            let points = parts.flatMap(\.results.points)
             merged.points = points.sorted { (levels[$0.level]!, order[$0.algorithm] ?? 0) < (levels[$1.level]!, order[$1.algorithm] ?? 0) }
-            merged.breakingPoints = parts.flatMap(\.record.breakingPoints).enumerated()
+            merged.breakingPoints = parts.flatMap(\.results.breakingPoints).enumerated()
                 .sorted { (order[$0.element.algorithm] ?? 0, $0.offset) < (order[$1.element.algorithm] ?? 0, $1.offset) }.map(\.element)
-            merged.failures = parts.reduce(0) { $0 + $1.record.failures }
+            merged.failures = parts.reduce(0) { $0 + $1.results.failures }
             merged.shard = nil
             merged.algorithms = nil
             return merged
@@ -133,4 +133,4 @@ public enum SweepReport {
     }
 }
 
-extension SweepReport.Record: ResultsFile {}
+extension SweepReport.Record: ShardedResults {}

@@ -35,21 +35,18 @@ struct Merge: ParsableCommand {
         guard let first = files.first else { throw ValidationError("give the parts' results.json files") }
         let kind = try? JSONDecoder().decode(Kind.self, from: first.data)
         if kind?.axis != nil {
-            let loaded = try files.map { file in (path: file.path, record: try validated { try SweepReport.Record.decode(file.data, path: file.path) }) }
-            let merged = try validated { try SweepReport.Record.merge(loaded) }
+            let merged = try validated { try SweepReport.Record.merge(files: files) }
             try SweepReport.write(merged, to: folder)
             FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.points.count) points\n".utf8))
             print(folder.appendingPathComponent("sweep.md").path)
             return
         }
         if kind?.kind == "benchmark" {
-            let loaded = try files.map { file in (path: file.path, results: try validated { try BenchmarkResults.decode(file.data, path: file.path) }) }
-            let merged = try validated { try BenchmarkResults.merge(loaded) }
+            let merged = try validated { try BenchmarkResults.merge(files: files) }
             try OutputFolder.write(folder) { try BenchmarkReport.write(merged, costs: nil, to: folder) }
             FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.answers.count) answers\n".utf8))
         } else {
-            let loaded = try files.map { file in (path: file.path, results: try validated { try RunResults.decode(file.data, path: file.path) }) }
-            let merged = try validated { try RunResults.merge(loaded) }
+            let merged = try validated { try RunResults.merge(files: files) }
             try OutputFolder.write(folder) { try ReportWriter.write(merged, to: folder) }
             FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.tests.count) tests\n".utf8))
         }

@@ -125,14 +125,3 @@ extension BenchmarkCondition {
     /// The undegraded condition negatives are cut under.
     var clean: BenchmarkCondition { BenchmarkCondition(id: Self.cleanID, title: "clean") }
 }
-
-extension QueryPlanner {
-    /// A benchmark condition's stages (the query is already cut): noise, or the playback chain.
-    func stages(for condition: BenchmarkCondition, seed: UInt64) throws -> [any Degradation] {
-        var stages: [any Degradation] = []
-        if let noise = condition.noise { stages.append(try addNoise(noise)) }
-        if let playback = condition.playback { stages += try playbackStages(playback, random: SeededNoise(seed: derivedSeed(seed, "draws"))) }
-        stages += try (condition.stages ?? []).flatMap(self.stages)
-        return stages
-    }
-}

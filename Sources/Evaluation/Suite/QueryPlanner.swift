@@ -53,7 +53,7 @@ public struct QueryPlanner: Sendable {
     public func stages(_ spec: StageSpec) throws -> [any Degradation] { try spec.stages(context) }
 
     /// Loudspeaker, room, background noise, microphone, then clock drift and delay. An impulse
-    /// response that is not loaded leaves its stage out (the runner lists it as skipped).
+    /// response that is not loaded leaves its stage out (only with --allow-missing-stages; listed as skipped).
     public func playbackStages(_ p: PlaybackSpec, random: SeededNoise) throws -> [any Degradation] {
         var stages: [any Degradation] = []
         if let id = p.loudspeaker, let response = recordings[id] {
@@ -67,6 +67,15 @@ public struct QueryPlanner: Sendable {
         stages.append(BandPass(low: p.microphoneBand.low, high: p.microphoneBand.high, label: "phone microphone"))
         stages.append(ClockDrift(factor: 1 + p.maximumDrift * (2 * random.unit() - 1)))
         stages.append(Delay(seconds: p.maximumDelay * random.unit()))
+        return stages
+    }
+
+    /// A benchmark condition's stages (the query is already cut): noise, or the playback chain.
+    func stages(for condition: BenchmarkCondition, seed: UInt64) throws -> [any Degradation] {
+        var stages: [any Degradation] = []
+        if let noise = condition.noise { stages.append(try addNoise(noise)) }
+        if let playback = condition.playback { stages += try playbackStages(playback, random: SeededNoise(seed: derivedSeed(seed, "draws"))) }
+        stages += try (condition.stages ?? []).flatMap(self.stages)
         return stages
     }
 }

@@ -85,34 +85,3 @@ public struct MatrixStatistics: Sendable, Equatable {
     /// Share of rows identified (top-1 accuracy).
     public var accuracy: Double { count == 0 ? 0 : Double(identified) / Double(count) }
 }
-
-extension RunResults {
-    /// The parts of one sharded suite run (test i in part i mod N) gathered into the results the
-    /// unsharded run writes: tests, matrices, catalogs and pair measures in the suite's order.
-    public static func merge(_ parts: [(path: String, results: RunResults)]) throws -> RunResults {
-        let shard = try Shard.check(parts.map { ($0.path, $0.results.shard) })
-        let sorted = parts.sorted { $0.results.shard!.index < $1.results.shard!.index }.map(\.results)
-        // The suite's order: test i is the (i / N)-th test of part i mod N.
-        let total = sorted.reduce(0) { $0 + $1.tests.count }
-        let tests = (0..<total).compactMap { i -> TestRecord? in
-            let part = sorted[i % shard.count].tests
-            return part.indices.contains(i / shard.count) ? part[i / shard.count] : nil
-        }
-        guard tests.count == total else { throw DatasetError(path: parts[0].path, reason: "the parts' tests do not interleave as one suite's") }
-        let position = Dictionary(uniqueKeysWithValues: tests.enumerated().map { ($0.element.definition.id, $0.offset) })
-        let algorithm = Dictionary(uniqueKeysWithValues: sorted[0].algorithms.enumerated().map { ($0.element.identifier, $0.offset) })
-        var merged = sorted[0]
-        merged.shard = nil
-        merged.tests = tests
-        merged.matrices = sorted.flatMap(\.matrices).sorted { (algorithm[$0.algorithm] ?? 0, position[$0.test] ?? 0) < (algorithm[$1.algorithm] ?? 0, position[$1.test] ?? 0) }
-        merged.catalogs = sorted.flatMap(\.catalogs).sorted { (algorithm[$0.algorithm] ?? 0, position[$0.test] ?? 0) < (algorithm[$1.algorithm] ?? 0, position[$1.test] ?? 0) }
-        let pairs = sorted.compactMap(\.pairs).flatMap { $0 }.enumerated().sorted { (position[$0.element.test] ?? 0, $0.offset) < (position[$1.element.test] ?? 0, $1.offset) }.map(\.element)
-        merged.pairs = sorted.contains { $0.pairs != nil } ? pairs : nil
-        func ordered(_ problems: [Problem]) -> [Problem] {
-            problems.enumerated().sorted { (position[$0.element.test ?? ""] ?? -1, $0.offset) < (position[$1.element.test ?? ""] ?? -1, $1.offset) }.map(\.element)
-        }
-        merged.skipped = ordered(Shard.once(sorted.map(\.skipped)))
-        merged.failures = ordered(Shard.once(sorted.map(\.failures)))
-        return merged
-    }
-}

@@ -31,8 +31,8 @@ public struct Band: Sendable, Equatable, Codable {
     }
 }
 
-/// Test 4's simulated chain. Impulse-response ids name the dataset's recordings; one the dataset lacks
-/// leaves its stage out, and the run lists that as skipped next to the test. Drift and delay are drawn
+/// Test 4's simulated chain. Impulse-response ids name the dataset's recordings; a run whose dataset lacks one
+/// is refused (`MissingRecordings`) unless --allow-missing-stages leaves the stage out, marked in the tables. Drift and delay are drawn
 /// per query from its seed.
 public struct PlaybackSpec: Sendable, Codable, Equatable {
     public var loudspeaker: String?

@@ -17,8 +17,8 @@ public protocol QueryRecipe: Sendable, Codable, Equatable {
     var cropStream: String { get }
     /// Dataset recordings (noises, impulse responses) the stages use.
     var recordings: [String] { get }
-    /// Those of `recordings` whose stage is left out (and said so) when the dataset lacks them; a
-    /// missing one of the others fails the query.
+    /// Those of `recordings` whose stage is left out (said, and marked †) when the dataset lacks them and the
+    /// user allows it (--allow-missing-stages); a missing one of the others fails the query.
     var optionalRecordings: [String] { get }
     /// The stages after the crop; `random` is the query's own seeded generator for drawn parameters.
     func stages(_ planner: QueryPlanner, random: SeededNoise) throws -> [any Degradation]

@@ -1,0 +1,56 @@
+import ArgumentParser
+import AudioIO
+import Fingerprinting
+
+/// `--external FILE`: algorithms defined by a configuration file (see Algorithms/chromaprint-fpcalc.json),
+/// and `--set ALGORITHM.PARAMETER=VALUE`: run a variant in place of the algorithm.
+struct ExternalOption: ParsableArguments {
+    @Option(name: .customLong("external"), help: "An external algorithm's configuration file (repeatable).")
+    var files: [String] = []
+    @Option(name: .customLong("set"), help: ArgumentHelp(
+        "Change a parameter: ALGORITHM.PARAMETER=VALUE (repeatable). The algorithm becomes a variant, "
+            + "ALGORITHM@PARAMETER=VALUE, in every table, with its own cache entries; `fpbench algorithms` lists the parameters. "
+            + "Variants can also be named directly (--algorithms constellation constellation@sampleRate=22050, or constellation@birdsong).",
+        valueName: "ALGORITHM.PARAMETER=VALUE"))
+    var settings: [String] = []
+
+    /// The options as given, to pass on to a child `fpbench`.
+    var arguments: [String] { files.flatMap { ["--external", $0] } + settings.flatMap { ["--set", $0] } }
+
+    /// Every built-in algorithm, then the external ones.
+    func algorithms() throws -> [AnyAlgorithm] {
+        try AlgorithmRegistry.all + files.map { file in
+            let external = try validated { try ExternalAlgorithm.load(file) }
+            if let program = external.missingProgram {
+                throw ValidationError("\(file): its command '\(program)' is not installed (not on PATH); to install: \(external.configuration.install)")
+            }
+            return AnyAlgorithm(external)
+        }
+    }
+
+    /// The algorithms named by `identifiers` (all of them when it is empty; variants by their
+    /// identifiers), with `--set` applied.
+    func resolve(_ identifiers: [String]) throws -> [AnyAlgorithm] {
+        let available = try algorithms()
+        let chosen = identifiers.isEmpty ? available : try identifiers.map { id in
+            try validated { try AlgorithmRegistry.algorithm(id, among: available) }
+        }
+        var changes: [String: [(name: String, value: String)]] = [:]
+        for setting in settings {
+            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let dot = parts[0].firstIndex(of: "."), !parts[1].isEmpty else {
+                throw ValidationError("--set \(setting): write ALGORITHM.PARAMETER=VALUE, as --set constellation.fanOut=5")
+            }
+            let algorithm = String(parts[0][..<dot]), name = String(parts[0][parts[0].index(after: dot)...])
+            guard chosen.contains(where: { $0.identifier == algorithm }) else {
+                throw ValidationError("--set \(setting): '\(algorithm)' is not among the algorithms run (\(chosen.map(\.identifier).joined(separator: ", ")))")
+            }
+            changes[algorithm, default: []].append((name, parts[1]))
+        }
+        return try chosen.map { algorithm in
+            guard let values = changes[algorithm.identifier] else { return algorithm }
+            let identifier = algorithm.identifier + "@" + values.map { "\($0.name)=\($0.value)" }.joined(separator: ",")
+            return try validated { try algorithm.variant(values, identifier: identifier) }
+        }
+    }
+}

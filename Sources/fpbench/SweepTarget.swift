@@ -1,0 +1,39 @@
+import ArgumentParser
+import Evaluation
+import Fingerprinting
+import Foundation
+import Reporting
+
+extension SweepCommand {
+    /// Where a sweep runs: the thesis suite (default) or the identification benchmark.
+    struct Target: ParsableArguments {
+        @Flag(help: "Sweep on the identification benchmark (default dataset: catalog) instead of the thesis suite.") var benchmark = false
+        @Option(help: "With --benchmark: the query length in seconds.") var length = 10.0
+        @Option(help: "With --benchmark: positions per level (default 100).") var queries: Int?
+        @Option(help: "With --benchmark: negative queries, for the calibrated threshold (default 100).") var negatives: Int?
+
+        func configuration(_ options: RunOptions, algorithms: [String]) throws -> BenchmarkConfiguration {
+            guard length > 0 && length <= 600 else { throw ValidationError("--length must be above 0 and at most 600 s") }
+            var spec = BenchmarkSpec()
+            spec.queryLengths = [length]
+            if let queries { spec.queriesPerLength = queries }
+            if let negatives { spec.negativesPerLength = negatives }
+            try validated { try spec.validate(path: "options") }
+            return BenchmarkConfiguration(dataset: try options.loadDataset(default: "catalog"), algorithms: try options.external.resolve(algorithms),
+                                          spec: spec, seed: options.seed, threads: options.threads, cacheFolder: options.cacheFolder,
+                                          showProgress: true, toolVersion: fpbenchVersion)
+        }
+
+        /// Writes a benchmark sweep's report; breaking points interpolated.
+        func write(_ points: [SweepPoint], axis: SweepAxis, thresholds: [Double], results: BenchmarkResults, out: String) throws {
+            let breaking = thresholds.isEmpty ? [] : BreakingPoints.all(points, axis: axis, algorithms: SweepReport.orderedUnique(points.map(\.algorithm)),
+                                                                      thresholds: thresholds, tolerance: 0, evaluate: nil)
+            let folder = URL(fileURLWithPath: out)
+            try SweepReport.write(.init(tool: fpbenchVersion, seed: results.seed, dataset: results.catalog.dataset, axis: axis.label, points: points,
+                                        breakingPoints: breaking, failures: results.failures.count, references: nil,
+                                        rate: String(format: "correct top-1 (%g s queries, %.0f %% false positives)", length, 100 * results.spec.falsePositiveTarget),
+                                        refinement: "interpolation"), to: folder)
+            print(folder.appendingPathComponent("sweep.md").path)
+        }
+    }
+}
