@@ -170,3 +170,19 @@ import Testing
         #expect(StageAxis(unit: "bitcrush", parameter: "bits").largerIsHarder == false)
     }
 }
+
+/// A field the reader would ignore is refused with its path and the name it most likely meant; the README's
+/// suites, which use every field, load (SchemaTests).
+@Suite struct StrictSuiteTests {
+    @Test func aMisspeltFieldIsRefusedNotIgnored() throws {
+        let path = temporaryFolder().appendingPathComponent("suite.json").path
+        try Data(#"{"name": "s", "tests": [{"id": "a", "title": "t", "kind": "cropping", "queryDuraton": 2}, {"id": "b", "title": "t", "kind": "degraded", "stages": [{"compressor": {"threshold": -20, "ratio": 4, "atack": 0.1}}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        #expect { try Suite.load(path) } throws: {
+            "\($0)".contains("tests[0].queryDuraton: unknown field (did you mean queryDuration?)")
+                && "\($0)".contains("tests[1].stages[0].compressor.atack: unknown field (did you mean attack?)")
+        }
+        try Data(#"{"name": "s", "tests": [{"id": "a", "title": "t", "kind": "cropping", "queryDuration": 2}]}"#.utf8).write(to: URL(fileURLWithPath: path))
+        #expect(try Suite.load(path).tests[0].queryDuration == 2)
+    }
+}

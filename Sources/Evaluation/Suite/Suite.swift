@@ -186,6 +186,7 @@ public struct Suite: Sendable, Codable, Equatable {
         do { suite = try JSONDecoder().decode(Suite.self, from: data) } catch let error as DecodingError {
             throw DatasetError(path: path, reason: "broken suite file: \(explain(error))")
         }
+        do { try refuseUnknownFields(data, decoded: suite) } catch { throw DatasetError(path: path, reason: "broken suite file: \(error)") }
         if let twice = Dictionary(grouping: suite.tests, by: \.id).first(where: { $0.value.count > 1 })?.key {
             throw DatasetError(path: path, reason: "test id '\(twice)' appears twice (each test writes its own matrix files)")
         }

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Fields of a JSON file that its reader ignored: the keys of `input` that the same value, decoded and encoded
+/// again (`known`), does not have. A misspelt optional field (`"queryDuraton": 2`) would otherwise change the
+/// experiment silently; each is named by its path, with the nearest known name when one is close.
+func unknownFields(in input: Any, known: Any, path: String = "") -> [String] {
+    switch (input, known) {
+    case (let given as [String: Any], let kept as [String: Any]):
+        return given.keys.sorted().flatMap { key -> [String] in
+            let here = path.isEmpty ? key : "\(path).\(key)"
+            guard let value = kept[key] else {
+                let near = kept.keys.filter { !given.keys.contains($0) }.min { editDistance(key, $0) < editDistance(key, $1) }
+                return ["\(here): unknown field" + (near.map { editDistance(key, $0) <= 3 ? " (did you mean \($0)?)" : "" } ?? "")]
+            }
+            return unknownFields(in: given[key]!, known: value, path: here)
+        }
+    case (let given as [Any], let kept as [Any]) where given.count == kept.count:
+        return zip(given, kept).enumerated().flatMap { unknownFields(in: $1.0, known: $1.1, path: "\(path)[\($0)]") }
+    default:
+        return []
+    }
+}
+
+/// Refuses `data` when decoding `value` from it ignored fields.
+func refuseUnknownFields<T: Encodable>(_ data: Data, decoded value: T) throws {
+    guard let input = try? JSONSerialization.jsonObject(with: data),
+          let known = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) else { return }
+    let unknown = unknownFields(in: input, known: known)
+    if !unknown.isEmpty { throw UnknownFields(fields: unknown) }
+}
+
+struct UnknownFields: Error, CustomStringConvertible {
+    var fields: [String]
+    var description: String { fields.joined(separator: "; ") }
+}
+
+/// Levenshtein distance, for suggesting the name a misspelt field meant.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    var row = Array(0...b.count)
+    for i in 1...max(1, a.count) where !a.isEmpty {
+        var previous = row[0]
+        row[0] = i
+        for j in stride(from: 1, through: b.count, by: 1) {
+            let current = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+            previous = current
+        }
+    }
+    return a.isEmpty ? b.count : row[b.count]
+}
