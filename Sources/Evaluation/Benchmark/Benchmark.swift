@@ -105,7 +105,7 @@ public struct Benchmark {
     }
 
     /// Phase 3: each algorithm's catalog, mapped from its index file or built from the tracks' fingerprints.
-    struct Index {
+    struct BuiltIndex {
         var catalogs: [Catalog], buildSeconds: [Double], indexed: Indexed
         var loaded: [Int: (catalog: Catalog, loadSeconds: Double, fileBytes: Int)]
         var peer: PeerTiming?
@@ -113,7 +113,7 @@ public struct Benchmark {
         var trackIndex: [String: Int]
     }
 
-    func buildIndex(_ tracks: [String], algorithms: [AnyAlgorithm], progress: Progress, failures: inout [RunResults.Problem]) throws -> Index {
+    func buildIndex(_ tracks: [String], algorithms: [AnyAlgorithm], progress: Progress, failures: inout [RunResults.Problem]) throws -> BuiltIndex {
         let c = configuration
         let loaded = try loadIndexFiles(algorithms: algorithms, tracks: tracks)
         progress.start("indexing", total: tracks.count)
@@ -134,13 +134,13 @@ public struct Benchmark {
             catalogs.append(catalog)
             buildSeconds.append((ContinuousClock.now - clock).seconds)
         }
-        return Index(catalogs: catalogs, buildSeconds: buildSeconds, indexed: indexed, loaded: loaded, peer: peer,
+        return BuiltIndex(catalogs: catalogs, buildSeconds: buildSeconds, indexed: indexed, loaded: loaded, peer: peer,
                      trackIndex: Dictionary(uniqueKeysWithValues: tracks.enumerated().map { ($0.element, $0.offset) }))
     }
 
     /// Phase 4: every query of this part answered under every condition (negatives: clean only).
     func answerAll(_ answered: [BenchmarkQuery], conditions: [BenchmarkCondition], recordings: [String: Audio], algorithms: [AnyAlgorithm],
-                   index: Index, scalingLength: Double?, progress: Progress) -> [QueryOutcome] {
+                   index: BuiltIndex, scalingLength: Double?, progress: Progress) -> [QueryOutcome] {
         let c = configuration
         progress.start("querying", total: answered.count)
         let planner = QueryPlanner(seed: c.seed, recordings: recordings)
@@ -179,7 +179,7 @@ public struct Benchmark {
     }
 
     /// Phase 5's costs: wall and CPU time, memory, index sizes, per-query percentiles, the ratio to the peer.
-    func measuredCosts(started: Date, algorithms: [AnyAlgorithm], index: Index, answered: [BenchmarkQuery], outcomes: [QueryOutcome],
+    func measuredCosts(started: Date, algorithms: [AnyAlgorithm], index: BuiltIndex, answered: [BenchmarkQuery], outcomes: [QueryOutcome],
                        scalingLength: Double?, scaling: [BenchmarkCosts.ScalingPoint]) -> BenchmarkCosts {
         let c = configuration, indexed = index.indexed
         return BenchmarkCosts(
