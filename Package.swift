@@ -1,6 +1,7 @@
 // swift-tools-version: 6.0
 // FingerprintBench: compare audio-fingerprint algorithms on real audio, reproducibly.
-// Layers, one way: C libraries -> AudioIO -> DSP -> Fingerprinting -> Degradation -> Evaluation -> Reporting -> fpbench.
+// Layers, one way: C libraries -> AudioIO -> DSP -> Fingerprinting and Degradation -> Systems (outside programs)
+// -> Evaluation -> Reporting -> fpbench.
 import PackageDescription
 
 let package = Package(
@@ -26,13 +27,14 @@ let package = Package(
         .target(name: "DSP", dependencies: ["CFFTW", "CGSL"]),
         .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP"]),
         .target(name: "Degradation", dependencies: ["AudioIO", "DSP", "CRubberBand"]),
-        .target(name: "Evaluation", dependencies: ["Fingerprinting", "Degradation", "CCrypto"]),
+        .target(name: "Systems", dependencies: ["AudioIO", "Fingerprinting"]),
+        .target(name: "Evaluation", dependencies: ["Fingerprinting", "Degradation", "Systems", "CCrypto"]),
         .target(name: "Reporting", dependencies: ["Evaluation"]),
         .executableTarget(name: "fpbench", dependencies: [
-            "Fingerprinting", "AudioIO", "Evaluation", "Reporting",
+            "Fingerprinting", "AudioIO", "Systems", "Evaluation", "Reporting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "FingerprintBenchTests", dependencies: ["Fingerprinting", "AudioIO", "DSP", "CGSL", "Degradation", "Evaluation", "Reporting"],
+        .testTarget(name: "FingerprintBenchTests", dependencies: ["Fingerprinting", "AudioIO", "DSP", "CGSL", "Degradation", "Systems", "Evaluation", "Reporting"],
                     path: "Tests/FingerprintBenchTests"),
     ]
 )

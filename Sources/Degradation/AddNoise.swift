@@ -45,7 +45,7 @@ public struct AddNoise: Degradation {
     }
 
     public var record: DegradationRecord {
-        DegradationRecord("add-noise", ["kind": kind.description, "level": level.description])
+        DegradationRecord("noise", ["kind": kind.description, "level": level.description])
     }
 
     public func apply(_ audio: Audio, random: SeededNoise) throws -> Audio {

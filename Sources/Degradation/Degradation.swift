@@ -117,7 +117,8 @@ public struct BandPass: Degradation {
     public var label: String
     public init(low: Double, high: Double, label: String) { self.low = low; self.high = high; self.label = label }
     public var record: DegradationRecord {
-        DegradationRecord("band-pass", ["low_hz": format(low), "high_hz": format(high), "models": label])
+        // Named as suite files name the unit it stands for; a band with both edges (a loudspeaker, a microphone) has none.
+        DegradationRecord(low == 0 ? "lowpass" : high.isInfinite ? "highpass" : "band-pass", ["low_hz": format(low), "high_hz": format(high), "models": label])
     }
     public func apply(_ audio: Audio, random: SeededNoise) -> Audio {
         var size = 1
@@ -144,7 +145,7 @@ public struct ImpulseResponse: Degradation {
     public var response: Audio
     public init(name: String, kind: String, response: Audio) { self.name = name; self.kind = kind; self.response = response }
     public var record: DegradationRecord {
-        DegradationRecord("impulse-response", ["name": name, "kind": kind, "length_s": format(response.duration), "level": "matched to input RMS"])
+        DegradationRecord("impulse", ["name": name, "kind": kind, "length_s": format(response.duration), "level": "matched to input RMS"])
     }
     public func apply(_ audio: Audio, random: SeededNoise) throws -> Audio {
         let kernel = try response.resampled(to: audio.sampleRate, label: name).samples

@@ -3,6 +3,7 @@ import AudioIO
 import Evaluation
 import Fingerprinting
 import Foundation
+import Systems
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioIO
 import Fingerprinting
+import Systems
 
 /// `--external FILE`: algorithms defined by a configuration file (see Algorithms/chromaprint-fpcalc.json),
 /// and `--set ALGORITHM.PARAMETER=VALUE`: run a variant in place of the algorithm.

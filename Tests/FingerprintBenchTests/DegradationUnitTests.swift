@@ -1,8 +1,8 @@
 import AudioIO
 import DSP
-import Foundation
 @testable import Degradation
 @testable import Evaluation
+import Foundation
 import Testing
 
 /// Each unit meets its definition on generated audio.
@@ -108,7 +108,7 @@ import Testing
         let planner = QueryPlanner(seed: 1, recordings: ["greathall": Audio(samples: [1, 0.5], sampleRate: 44_100)])
         let radio = try planner.stages(.preset(.radioBroadcast)).map(\.record.name)
         #expect(radio == ["compressor", "speed"])
-        #expect(try planner.stages(.preset(.liveRecording)).map(\.record.name) == ["impulse-response", "add-noise"])
+        #expect(try planner.stages(.preset(.liveRecording)).map(\.record.name) == ["impulse", "noise"])
         #expect(try planner.stages(.preset(.strongMP3)).first?.record.parameters["kbps"] == "64")
         #expect(throws: (any Error).self) { try QueryPlanner(seed: 1, recordings: [:]).stages(.preset(.liveRecording)) }
         #expect(StageSpec.preset(.liveRecording).recordings == ["greathall"])

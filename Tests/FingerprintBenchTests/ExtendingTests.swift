@@ -3,6 +3,7 @@ import AudioIO
 @testable import Fingerprinting
 import Foundation
 import Reporting
+@testable import Systems
 import Testing
 
 @Suite struct ExternalAlgorithmTests {

@@ -1,8 +1,9 @@
 import AudioIO
+import Evaluation
 import Fingerprinting
 import Foundation
-import Evaluation
 import Reporting
+import Systems
 import Testing
 
 /// Damaged and odd input, as a careful tester brings it: a named reason, never a trap, never silent padding.

@@ -1,8 +1,9 @@
 import AudioIO
-import Degradation
 import DSP
+import Degradation
 import Fingerprinting
 import Foundation
+import Systems
 
 /// The identification benchmark: index whole catalog tracks once, then find seeded, degraded queries
 /// among them through each algorithm's own index, in named phases:

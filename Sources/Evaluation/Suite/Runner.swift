@@ -6,7 +6,8 @@ import Foundation
 /// Runs every algorithm on every test of a suite, in named phases: measure each excerpt from its
 /// header → load the recordings the tests name → plan the queries → fingerprint through the cache
 /// (decoding an excerpt, or cutting and degrading a query, once and only when a fingerprint is
-/// missing) → compare into similarity matrices → search each algorithm's catalog → assemble the results. A failing item is recorded with its reason and left out; it never stops the run.
+/// missing) → compare into similarity matrices → search each algorithm's catalog → assemble the results.
+/// A failing item is recorded with its reason and left out; it never stops the run.
 public struct Runner {
     /// Excerpts are decoded once at this rate and degraded there; each algorithm resamples from it.
     public static let workingRate = 44_100.0

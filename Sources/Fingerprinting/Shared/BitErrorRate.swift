@@ -2,7 +2,7 @@
 /// longer one word at a time, the first on ties), as a comparison: score 1 - BER, raw figure the BER,
 /// offset in seconds (`step` seconds per word). An alignment stops counting once it has as many
 /// errors as the best so far, since it can no longer win; the result is that of counting them all.
-func bestBitErrorComparison(query: [UInt32], reference: [UInt32], step: Double) -> Comparison {
+public func bestBitErrorComparison(query: [UInt32], reference: [UInt32], step: Double) -> Comparison {
     guard !query.isEmpty, !reference.isEmpty else { return Comparison(score: 0, offset: 0, rawFigure: 1) }
     let length = min(query.count, reference.count)
     var best: (errors: Int, shift: Int)?

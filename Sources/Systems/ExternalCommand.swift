@@ -1,4 +1,5 @@
 import AudioIO
+import Fingerprinting
 import Foundation
 
 /// An algorithm defined by a configuration file: a command turns a WAV file into 32-bit words, and a
@@ -60,11 +61,7 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
 
     /// The command's program when it is neither on PATH nor an executable path (nil: it can run). Checked
     /// before a run, so a missing tool is one refusal, not a failure per query.
-    public var missingProgram: String? {
-        let program = configuration.command[0]
-        let folders = program.contains("/") ? [""] : (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map { $0 + "/" }
-        return folders.contains { FileManager.default.isExecutableFile(atPath: $0 + program) } ? nil : program
-    }
+    public var missingProgram: String? { executablePath(configuration.command[0]) == nil ? configuration.command[0] : nil }
     /// 2: the time unit is stored as `step` (was frameDuration, hopDuration or imageDuration).
     public var revision: Int { 2 }
     public var displayName: String { configuration.displayName }
