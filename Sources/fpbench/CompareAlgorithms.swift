@@ -13,7 +13,7 @@ struct CompareAlgorithms: ParsableCommand {
 
         Examples: fpbench compare-algorithms --baseline afa-thesis --candidate waveprint
                   fpbench compare-algorithms --baseline haitsma-kalker --candidate chromaprint \\
-                      --external Algorithms/chromaprint-fpcalc.json --dataset ci
+                      --external Algorithms/chromaprint-fpcalc.json --dataset ci --tests test1-cropping test3-noise-3.16
                   fpbench compare-algorithms --baseline afa-thesis --candidate constellation --results Reports/reference/results.json
         """)
 
