@@ -213,6 +213,9 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
         #expect { try BenchmarkSpec.load(file.path) } throws: { "\($0)".contains("queryLengths") }
         try Data(#"{"conditions": [{"id": "a", "title": "x"}, {"id": "a", "title": "y"}]}"#.utf8).write(to: file)
         #expect { try BenchmarkSpec.load(file.path) } throws: { "\($0)".contains("appears twice") }
+        // A misspelt field would leave the default in place: refused, with the name it most likely meant.
+        try Data(#"{"negativesPerLenght": 3, "conditions": [{"id": "clean", "title": "clean"}]}"#.utf8).write(to: file)
+        #expect { try BenchmarkSpec.load(file.path) } throws: { "\($0)".contains("negativesPerLenght: unknown field (did you mean negativesPerLength?)") }
     }
 }
 

@@ -73,6 +73,7 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
         do { spec = try JSONDecoder().decode(BenchmarkSpec.self, from: data) } catch let error as DecodingError {
             throw DatasetError(path: path, reason: "broken benchmark spec: \(explain(error))")
         }
+        do { try refuseUnknownFields(data, decoded: spec) } catch { throw DatasetError(path: path, reason: "broken benchmark spec: \(error)") }
         try spec.validate(path: path)
         return spec
     }
