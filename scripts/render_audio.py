@@ -5,7 +5,7 @@ Every render reads only the files its manifest entry names: the synthesizers run
 TiMidity++ where /etc/timidity is a folder we control (see `hermetic_timidity`). `describe` says what a render
 read, for the message a checksum mismatch prints.
 """
-import os, subprocess, tempfile, wave
+import functools, os, subprocess, tempfile, wave
 
 class RenderError(Exception):
     pass
@@ -113,7 +113,15 @@ def silent_instruments(midi_path, config_text):
     return ([f"program {p}" for p in sorted(programs) if ("bank", p) not in mapped] +
             [f"drum note {d}" for d in sorted(drums) if ("drumset", d) not in mapped])
 
-_namespace = {}
+def unshare_prefix():
+    """The command that starts a child in a private mount namespace: as root, or as a user through a user namespace."""
+    return ["unshare", "--mount"] if os.geteuid() == 0 else ["unshare", "--user", "--map-root-user", "--mount"]
+
+@functools.cache
+def namespace_problem():
+    """Why no private mount namespace can be made here (None: it can), asked once."""
+    probe = subprocess.run(unshare_prefix() + ["true"], capture_output=True, text=True)
+    return None if probe.returncode == 0 else probe.stderr.strip() or f"unshare exited {probe.returncode}"
 
 def hermetic_timidity(argv, private_etc):
     """argv run where /etc/timidity is `private_etc`, in a private mount namespace.
@@ -127,14 +135,9 @@ def hermetic_timidity(argv, private_etc):
     without the right), argv runs as is and the second value names the reason."""
     if not os.path.isdir("/etc/timidity"):
         return argv, None
-    prefix = ["unshare", "--mount"] if os.geteuid() == 0 else ["unshare", "--user", "--map-root-user", "--mount"]
-    if "ok" not in _namespace:
-        probe = subprocess.run(prefix + ["true"], capture_output=True, text=True)
-        _namespace["ok"] = probe.returncode == 0
-        _namespace["why"] = probe.stderr.strip() or f"unshare exited {probe.returncode}"
-    if not _namespace["ok"]:
-        return argv, f"no private mount namespace ({_namespace['why']}): /etc/timidity was read"
-    return prefix + ["sh", "-c", 'mount --bind "$0" /etc/timidity && exec "$@"', private_etc] + argv, None
+    if namespace_problem():
+        return argv, f"no private mount namespace ({namespace_problem()}): /etc/timidity was read"
+    return unshare_prefix() + ["sh", "-c", 'mount --bind "$0" /etc/timidity && exec "$@"', private_etc] + argv, None
 
 # --- The renders -------------------------------------------------------------------------------------------
 

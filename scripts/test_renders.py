@@ -57,12 +57,11 @@ def decoy_system(sf2):
 
 def in_namespace(decoy, argv):
     """argv run in a private mount namespace whose /etc is the system's with the decoy's etc/ on top."""
-    prefix = ["unshare", "--mount"] if os.geteuid() == 0 else ["unshare", "--user", "--map-root-user", "--mount"]
     script = ('mount -t tmpfs decoy "$0/mnt" && mkdir "$0/mnt/upper" "$0/mnt/work" && cp -a "$0/etc/." "$0/mnt/upper/" && '
               'mount -t overlay overlay -o "lowerdir=/etc,upperdir=$0/mnt/upper,workdir=$0/mnt/work" /etc && exec "$@"')
     os.makedirs(os.path.join(decoy, "mnt"), exist_ok=True)
     env = dict(os.environ, HOME=os.path.join(decoy, "home"))
-    return subprocess.run(prefix + ["sh", "-c", script, decoy] + argv, env=env, capture_output=True)
+    return subprocess.run(render_audio.unshare_prefix() + ["sh", "-c", script, decoy] + argv, env=env, capture_output=True)
 
 def namespace_problem():
     probe = in_namespace(decoy_system("/nonexistent.sf2"), ["cat", "/etc/fluidsynth.conf"])

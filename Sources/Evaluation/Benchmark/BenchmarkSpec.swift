@@ -68,12 +68,7 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
 
     /// Reads a spec file, naming the field that is wrong.
     public static func load(_ path: String) throws -> BenchmarkSpec {
-        guard let data = FileManager.default.contents(atPath: path) else { throw DatasetError(path: path, reason: "no such spec file") }
-        let spec: BenchmarkSpec
-        do { spec = try JSONDecoder().decode(BenchmarkSpec.self, from: data) } catch let error as DecodingError {
-            throw DatasetError(path: path, reason: "broken benchmark spec: \(explain(error))")
-        }
-        do { try refuseUnknownFields(data, decoded: spec) } catch { throw DatasetError(path: path, reason: "broken benchmark spec: \(error)") }
+        let spec = try decodeStrictly(BenchmarkSpec.self, path: path, missing: "no such spec file", broken: "broken benchmark spec")
         try spec.validate(path: path)
         return spec
     }

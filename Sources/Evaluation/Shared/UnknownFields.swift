@@ -1,3 +1,4 @@
+import Fingerprinting
 import Foundation
 
 /// Fields of a JSON file that its reader ignored: the keys of `input` that the same value, decoded and encoded
@@ -21,17 +22,20 @@ func unknownFields(in input: Any, known: Any, path: String = "") -> [String] {
     }
 }
 
-/// Refuses `data` when decoding `value` from it ignored fields.
-func refuseUnknownFields<T: Encodable>(_ data: Data, decoded value: T) throws {
-    guard let input = try? JSONSerialization.jsonObject(with: data),
-          let known = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) else { return }
-    let unknown = unknownFields(in: input, known: known)
-    if !unknown.isEmpty { throw UnknownFields(fields: unknown) }
-}
-
-struct UnknownFields: Error, CustomStringConvertible {
-    var fields: [String]
-    var description: String { fields.joined(separator: "; ") }
+/// A JSON file read strictly: no file is `missing`; a bad value, or a field the reader would ignore, is
+/// "`broken`: the field and why" (both as a `DatasetError` naming the file).
+func decodeStrictly<T: Codable>(_ type: T.Type, path: String, missing: String, broken: String) throws -> T {
+    guard let data = FileManager.default.contents(atPath: path) else { throw DatasetError(path: path, reason: missing) }
+    let value: T
+    do { value = try JSONDecoder().decode(T.self, from: data) } catch let error as DecodingError {
+        throw DatasetError(path: path, reason: "\(broken): \(explain(error))")
+    }
+    if let input = try? JSONSerialization.jsonObject(with: data),
+       let known = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) {
+        let unknown = unknownFields(in: input, known: known)
+        if !unknown.isEmpty { throw DatasetError(path: path, reason: "\(broken): " + unknown.joined(separator: "; ")) }
+    }
+    return value
 }
 
 /// Levenshtein distance, for suggesting the name a misspelt field meant.

@@ -181,12 +181,7 @@ public struct Suite: Sendable, Codable, Equatable {
 
     /// Reads a suite file; resolves `extends: "thesis"`; test ids must be unique.
     public static func load(_ path: String) throws -> Suite {
-        guard let data = FileManager.default.contents(atPath: path) else { throw DatasetError(path: path, reason: "no such suite file") }
-        var suite: Suite
-        do { suite = try JSONDecoder().decode(Suite.self, from: data) } catch let error as DecodingError {
-            throw DatasetError(path: path, reason: "broken suite file: \(explain(error))")
-        }
-        do { try refuseUnknownFields(data, decoded: suite) } catch { throw DatasetError(path: path, reason: "broken suite file: \(error)") }
+        var suite = try decodeStrictly(Suite.self, path: path, missing: "no such suite file", broken: "broken suite file")
         if let twice = Dictionary(grouping: suite.tests, by: \.id).first(where: { $0.value.count > 1 })?.key {
             throw DatasetError(path: path, reason: "test id '\(twice)' appears twice (each test writes its own matrix files)")
         }
