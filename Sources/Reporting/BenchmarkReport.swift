@@ -168,7 +168,7 @@ public enum BenchmarkReport {
             s += String(format: " %@ came from an index file (`--index`): %.1f MiB on disk, %.2f MiB per hour of audio, mapped and checked in %.1f ms.",
                         a.identifier, Double(bytes) / 1_048_576, a.mebibytesPerHour(bytes), 1000 * seconds)
         }
-        s += "\n\n"
+        s += "\n\n" + systemsCosts(c.systems ?? [])
         if !c.scaling.isEmpty {
             s += "\n### Scaling (\(g(c.scalingLength ?? 0)) s clean queries against nested catalogs)\n\n"
             s += "| algorithm | tracks | hours | correct | false positives | search median / p95 (ms) | index (MiB) |\n|---|---|---|---|---|---|---|\n"
@@ -180,6 +180,26 @@ public enum BenchmarkReport {
             s += "\nFitted growth of search time, time ∝ hours^k: " + c.scalingExponents.sorted { $0.key < $1.key }.map { String(format: "%@ k = %.2f", $0.key, $0.value) }.joined(separator: ", ")
             s += ".\n\n![scaling](scaling.svg)\n\n"
         }
+        return s
+    }
+
+    /// Outside systems' costs: every figure from their own processes (CPU, peak resident memory).
+    static func systemsCosts(_ systems: [BenchmarkCosts.SystemCosts]) -> String {
+        guard !systems.isEmpty else { return "" }
+        var s = "### Outside systems (each of their processes measured apart)\n\n"
+        s += "| system | version | indexing (audio s per CPU s) | indexing peak memory (MB) | index on disk (MiB/h) | "
+        s += "query CPU, batched (ms per query) | one query alone, whole process (CPU ms) | query peak memory (MB) | calls |\n"
+        s += "|---|---|---|---|---|---|---|---|---|\n"
+        for x in systems {
+            s += "| \(x.identifier) | \(x.version) | " + (x.audioSecondsPerIndexCPUSecond.map { String(format: "%.0f", $0) } ?? "—")
+            s += (x.indexReused ? " (index reused)" : "") + String(format: " | %.0f | %.2f | ", Double(x.indexPeakResidentBytes) / 1e6, x.indexMebibytesPerHour)
+            s += (x.batchedQueryMilliseconds.map { String(format: "%.1f", $0) } ?? "—") + " | "
+            s += (x.aloneCPUSeconds.map { String(format: "%.0f", 1000 * $0) } ?? "—")
+            s += String(format: " | %.0f | %d |\n", Double(x.queryPeakResidentBytes) / 1e6, x.calls)
+        }
+        s += "\nA system's indexing includes its own decoding (the algorithms' figures above do not); converted tracks, "
+        s += "if any, were decoded by fpbench first. \"One query alone\" is one call with a single query: start-up and loading the index included. "
+        s += "A reused index reports the costs measured when it was built.\n\n"
         return s
     }
 }

@@ -10,36 +10,71 @@ import Glibc
 public struct ChildRun: Sendable {
     public var status: Int32
     public var cpuSeconds: Double
+    public var wallSeconds: Double
     public var peakResidentBytes: Int
     public var output: Data
+    /// The last 4 KiB of standard error (empty unless `keepErrors`).
+    public var errors: String
+    /// Killed after the time limit.
+    public var timedOut: Bool
 
-    /// Runs `executable` with `arguments`; standard output is captured, standard error discarded.
-    public static func run(_ executable: String, _ arguments: [String]) throws -> ChildRun {
-        var pipe: [Int32] = [0, 0]
-        guard Glibc.pipe(&pipe) == 0 else { throw CocoaError(.fileWriteUnknown) }
+    /// The exit status, a signal or the time limit, said for a person.
+    public var ending: String {
+        if timedOut { return "stopped after its time limit" }
+        return status > 128 ? "killed by signal \(status - 128)" : "exit status \(status)"
+    }
+
+    /// Runs `executable` with `arguments`; standard output is captured (through a file, so a child that
+    /// hangs cannot block the reader), standard error kept (last 4 KiB) when `keepErrors`, else discarded.
+    /// `environment` entries replace or add to this process's. Past `timeout` seconds of wall time the
+    /// child's whole process group is killed (it runs in its own group, so a wrapper's children go too).
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                           timeout: Double? = nil, keepErrors: Bool = false) throws -> ChildRun {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-child-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outPath = folder.appendingPathComponent("stdout").path, errPath = keepErrors ? folder.appendingPathComponent("stderr").path : "/dev/null"
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addclose(&actions, pipe[0])
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
         var pid: pid_t = 0
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        close(pipe[1])
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { $1 }
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        let clock = ContinuousClock.now
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard spawned == 0 else {
-            close(pipe[0])
             throw NSError(domain: NSPOSIXErrorDomain, code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(spawned)))"])
         }
         let peak = PeakWatch(pid: pid)
-        let output = FileHandle(fileDescriptor: pipe[0], closeOnDealloc: true).readDataToEndOfFile()
-        var status: Int32 = 0, usage = rusage()
-        while wait4(pid, &status, WNOHANG, &usage) == 0 { peak.sample(); usleep(1000) }
+        var status: Int32 = 0, usage = rusage(), timedOut = false
+        while wait4(pid, &status, WNOHANG, &usage) == 0 {
+            peak.sample()
+            if let timeout, !timedOut, (ContinuousClock.now - clock) > .seconds(timeout) {
+                kill(-pid, SIGKILL)
+                timedOut = true
+            }
+            usleep(1000)
+        }
+        kill(-pid, SIGKILL)  // anything the child left running in its group
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         let exited = status & 0x7f == 0
+        let errors = keepErrors ? String(decoding: (FileManager.default.contents(atPath: errPath) ?? Data()).suffix(4096), as: UTF8.self) : ""
+        let elapsed = ContinuousClock.now - clock
         return ChildRun(status: exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
-                        peakResidentBytes: peak.bytes, output: output)
+                        wallSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                        peakResidentBytes: peak.bytes, output: FileManager.default.contents(atPath: outPath) ?? Data(),
+                        errors: errors, timedOut: timedOut)
     }
 }
 

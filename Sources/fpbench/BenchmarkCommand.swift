@@ -3,6 +3,7 @@ import Evaluation
 import Fingerprinting
 import Foundation
 import Reporting
+import Systems
 
 struct BenchmarkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,6 +31,13 @@ struct BenchmarkCommand: ParsableCommand {
           fpbench benchmark --no-cache --peer-tracks 20         indexing speed beside fpcalc's on the same 20 files
           fpbench benchmark --spec my-conditions.json           lengths, counts and conditions from a file
           fpbench benchmark --shard 0/4 --out runs/part-0       one of four parts (fpbench merge gathers them)
+          fpbench benchmark --system Systems/olaf/olaf.json     an outside system beside the algorithms (README: "Adding a system")
+
+        Outside systems (--system FILE, or "systems" in a spec file) get the same degraded queries as WAV \
+        files at the rate they ask for. Each indexes the catalog once into --system-state (default: the \
+        cache folder's systems/, so later runs and shards reuse it); a system that is not installed is \
+        skipped with its install line, and one that fails, hangs or prints what cannot be read is named \
+        with the query, while the run goes on.
         """)
 
     @Option(parsing: .upToNextOption, help: "Algorithms (default: every built-in one; brute-force ones are skipped above bruteForceHourLimit hours).")
@@ -47,6 +55,10 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Index files (fpbench index build) to map instead of indexing, one per algorithm at most.") var index: [String] = []
     @Option(help: "Answer only part I of N of the queries (I from 0; every part indexes the whole catalog); `fpbench merge` gathers the parts.")
     var shard: String?
+    @Option(help: "A system file (Systems/NAME/NAME.json): an outside system run beside the algorithms; repeatable.")
+    var system: [String] = []
+    @Option(help: "Where outside systems keep their indexes (default: CACHE/systems, or OUT/systems with --no-cache).")
+    var systemState: String?
     @Option(help: "Output folder.") var out = "runs/benchmark"
     @OptionGroup var options: RunOptions
 
@@ -73,6 +85,9 @@ struct BenchmarkCommand: ParsableCommand {
         configuration.shard = try shard.map { text in try validated { try Shard(parsing: text) } }
         configuration.indexFiles = index
         let folder = URL(fileURLWithPath: out)
+        configuration.systems = try (system + (spec.systems ?? [])).map { file in try validated { try OutsideSystem(file: file) } }
+        configuration.systemStateFolder = systemState.map { URL(fileURLWithPath: $0) }
+            ?? (options.cacheFolder ?? folder).appendingPathComponent("systems")
         var results: BenchmarkResults!, costs: BenchmarkCosts!
         try OutputFolder.write(folder) {
             (results, costs) = try validated { try Benchmark(configuration).run() }

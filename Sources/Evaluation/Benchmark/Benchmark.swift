@@ -55,19 +55,26 @@ public struct Benchmark {
         }
         let algorithms = runnable(hours: catalog.durations.reduce(0, +) / 3600, skipped: &skipped)
         let index = try buildIndex(catalog.tracks, algorithms: algorithms, progress: progress, failures: &failures)
+        let systems = indexSystems(catalog.tracks, durations: catalog.durations, skipped: &skipped, failures: &failures, progress: progress)
+        let files = SystemQueryFiles(folder: FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-queries-\(UUID().uuidString)"),
+                                     rates: Set(systems.map(\.system.description.audio.sampleRate)).sorted())
+        defer { try? FileManager.default.removeItem(at: files.folder) }
         let answered = queries.indices.filter { c.shard?.includes($0) ?? true }.map { queries[$0] }
         let scalingLength = c.shard == nil ? c.scalingLength : nil
         let outcomes = answerAll(answered, conditions: conditions, recordings: recordings, algorithms: algorithms, index: index,
-                                 scalingLength: scalingLength, progress: progress)
+                                 systemFiles: files, scalingLength: scalingLength, progress: progress)
+        let asked = answerSystems(systems, files: files, asked: outcomes.flatMap(\.systemQuestions), progress: progress)
         var spec = c.spec
         spec.conditions = conditions
-        let results = assemble(spec: spec, catalog: catalog, algorithms: algorithms, catalogs: index.catalogs, queries: queries,
-                               outcomes: outcomes, skipped: skipped, failures: failures)
+        let results = assemble(spec: spec, catalog: catalog, algorithms: algorithms.indices.map { Self.info(algorithms[$0], index.catalogs[$0]) }
+                                   + systems.map(Self.info),
+                               queries: queries, answers: outcomes.flatMap(\.answers) + asked.answers, skipped: skipped, failures: failures)
         let scaling = scalingLength.map { scalingCurve(length: $0, queries: answered, outcomes: outcomes, tracks: catalog.tracks,
                                                           durations: catalog.durations, algorithms: algorithms, prints: index.indexed.prints,
                                                           results: results) } ?? []
-        let costs = measuredCosts(started: started, algorithms: algorithms, index: index, answered: answered, outcomes: outcomes,
+        var costs = measuredCosts(started: started, algorithms: algorithms, index: index, answered: answered, outcomes: outcomes,
                                   scalingLength: scalingLength, scaling: scaling)
+        costs.systems = asked.costs.isEmpty ? nil : asked.costs
         return (results, costs)
     }
 
@@ -141,7 +148,7 @@ public struct Benchmark {
 
     /// Phase 4: every query of this part answered under every condition (negatives: clean only).
     func answerAll(_ answered: [BenchmarkQuery], conditions: [BenchmarkCondition], recordings: [String: Audio], algorithms: [AnyAlgorithm],
-                   index: BuiltIndex, scalingLength: Double?, progress: Progress) -> [QueryOutcome] {
+                   index: BuiltIndex, systemFiles: SystemQueryFiles, scalingLength: Double?, progress: Progress) -> [QueryOutcome] {
         let c = configuration
         progress.start("querying", total: answered.count)
         let planner = QueryPlanner(seed: c.seed, recordings: recordings)
@@ -150,23 +157,21 @@ public struct Benchmark {
             defer { progress.advance() }
             return answer(answered[q], conditions: answered[q].negative ? [conditions[0].clean] : conditions,
                           planner: planner, cache: cache, algorithms: algorithms, catalogs: index.catalogs, trackIndex: index.trackIndex,
-                          keepPrints: answered[q].length == scalingLength)
+                          systemFiles: systemFiles, keepPrints: answered[q].length == scalingLength)
         }
         progress.finish()
         return outcomes
     }
 
     /// The results: every answer, its failures named, the shard's key.
-    func assemble(spec: BenchmarkSpec, catalog: CatalogFiles, algorithms: [AnyAlgorithm], catalogs: [Catalog], queries: [BenchmarkQuery],
-                  outcomes: [QueryOutcome], skipped: [RunResults.Problem], failures: [RunResults.Problem]) -> BenchmarkResults {
+    func assemble(spec: BenchmarkSpec, catalog: CatalogFiles, algorithms: [BenchmarkResults.AlgorithmInfo], queries: [BenchmarkQuery],
+                  answers: [BenchmarkAnswer], skipped: [RunResults.Problem], failures: [RunResults.Problem]) -> BenchmarkResults {
         let c = configuration
         var results = BenchmarkResults(
             tool: .init(name: "fpbench", version: c.toolVersion), seed: c.seed, spec: spec,
             catalog: .init(dataset: c.dataset.manifest.name, manifestSHA256: c.dataset.manifestSHA256,
                            tracks: catalog.tracks, trackSeconds: catalog.durations, negatives: catalog.negatives),
-            algorithms: algorithms.indices.map { .init(identifier: algorithms[$0].identifier, displayName: algorithms[$0].displayName,
-                                                       profile: algorithms[$0].profile, search: catalogs[$0].isIndexed ? "index" : "brute force") },
-            queries: queries, answers: outcomes.flatMap(\.answers), skipped: skipped, failures: failures)
+            algorithms: algorithms, queries: queries, answers: answers, skipped: skipped, failures: failures)
         for answer in results.answers {
             guard let reason = answer.failure else { continue }
             results.failures.append(.init(item: "\(answer.algorithm): query \(answer.query)/\(answer.condition)", reason: reason,
@@ -177,6 +182,12 @@ public struct Benchmark {
             results.shard = shard
         }
         return results
+    }
+
+    /// A built-in algorithm as the results list it.
+    static func info(_ algorithm: AnyAlgorithm, _ catalog: Catalog) -> BenchmarkResults.AlgorithmInfo {
+        .init(identifier: algorithm.identifier, displayName: algorithm.displayName, profile: algorithm.profile,
+              search: catalog.isIndexed ? "index" : "brute force")
     }
 
     /// Phase 5's costs: wall and CPU time, memory, index sizes, per-query percentiles, the ratio to the peer.

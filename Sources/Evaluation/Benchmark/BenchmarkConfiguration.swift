@@ -3,6 +3,7 @@ import Degradation
 import DSP
 import Fingerprinting
 import Foundation
+import Systems
 
 /// What to benchmark.
 public struct BenchmarkConfiguration: Sendable {
@@ -23,6 +24,10 @@ public struct BenchmarkConfiguration: Sendable {
     public var shard: Shard?
     /// Index files (`fpbench index build`) to load instead of indexing, one per algorithm at most.
     public var indexFiles: [String] = []
+    /// Outside systems (`--system FILE`) run beside the algorithms on the same query files.
+    public var systems: [OutsideSystem] = []
+    /// Where outside systems keep their indexes (one folder each, by system, version and catalog).
+    public var systemStateFolder = URL(fileURLWithPath: "runs/systems")
 
     public init(dataset: Dataset, algorithms: [AnyAlgorithm], spec: BenchmarkSpec, seed: UInt64, threads: Int,
                 cacheFolder: URL?, showProgress: Bool, toolVersion: String, scalingLength: Double? = nil) {

@@ -91,10 +91,12 @@ public struct BenchmarkMetrics: Sendable, Equatable {
             byKey["\(answer.algorithm)|\(q.length)|\(q.negative ? "negative" : answer.condition)", default: []].append(answer)
         }
         var conditions: [ConditionMetrics] = [], negatives: [NegativeMetrics] = []
-        for algorithm in r.algorithms.map(\.identifier) {
+        for info in r.algorithms {
+            let algorithm = info.identifier
             for length in r.spec.queryLengths {
                 let negativeAnswers = byKey["\(algorithm)|\(length)|negative"] ?? []
-                let threshold = Self.threshold(negativeAnswers.map { $0.top.first?.score ?? 0 }, target: r.spec.falsePositiveTarget)
+                // A system without scores: its own answers only (every match scores 1, above 0).
+                let threshold = info.isScored ? Self.threshold(negativeAnswers.map { $0.top.first?.score ?? 0 }, target: r.spec.falsePositiveTarget) : 0
                 negatives.append(NegativeMetrics(
                     algorithm: algorithm, length: length,
                     falsePositives: Rate(negativeAnswers.filter { $0.top.contains(where: \.matched) }.count, of: negativeAnswers.count),

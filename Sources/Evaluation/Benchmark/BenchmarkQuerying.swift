@@ -14,13 +14,17 @@ extension Benchmark {
         var searchMilliseconds: [[Double]]
         /// Per algorithm, the query's clean fingerprint (kept for the scaling curve).
         var cleanPrints: [AnyFingerprint?]
+        /// The query under each condition as written for the outside systems (no algorithm named yet;
+        /// a failure when it could not be cut, degraded or written).
+        var systemQuestions: [BenchmarkAnswer] = []
     }
 
     /// Cuts one query's window, and under every condition degrades it, fingerprints it with every
     /// algorithm (through the cache: a warm run decodes and degrades nothing) and searches that
     /// algorithm's catalog.
     func answer(_ query: BenchmarkQuery, conditions: [BenchmarkCondition], planner: QueryPlanner, cache: FingerprintCache,
-                        algorithms: [AnyAlgorithm], catalogs: [Catalog], trackIndex: [String: Int], keepPrints: Bool) -> QueryOutcome {
+                        algorithms: [AnyAlgorithm], catalogs: [Catalog], trackIndex: [String: Int], systemFiles: SystemQueryFiles,
+                        keepPrints: Bool) -> QueryOutcome {
         var outcome = QueryOutcome(answers: [], fingerprintMilliseconds: algorithms.map { _ in [] },
                                    searchMilliseconds: algorithms.map { _ in [] }, cleanPrints: algorithms.map { _ in nil })
         let keys = ContentKeys(dataset: configuration.dataset, seed: configuration.seed)
@@ -33,6 +37,11 @@ extension Benchmark {
             // The track moment at the query's first sample, after the condition moved time (delay, speed, tempo).
             let moved = (try? chain.get().timeMap.inverse(0)).flatMap { abs($0) > 1e-9 ? query.start + $0 : nil }
             let key = keys.benchmarkQuery(query, condition: condition, seed: seed)
+            if !systemFiles.rates.isEmpty {
+                var question = BenchmarkAnswer(algorithm: "", query: query.id, condition: condition.id, top: [], expectedOffset: moved)
+                do { try systemFiles.write(degraded.get.get(), query: query.id, condition: condition.id) } catch { question.failure = "\(error)" }
+                outcome.systemQuestions.append(question)
+            }
             for (a, algorithm) in algorithms.enumerated() where query.length >= algorithm.minimumDuration {
                 var answer = BenchmarkAnswer(algorithm: algorithm.identifier, query: query.id, condition: condition.id, top: [], expectedOffset: moved)
                 do {

@@ -44,8 +44,13 @@ public struct BenchmarkResults: Sendable, Codable, Equatable {
         public var identifier: String
         public var displayName: String
         public var profile: Profile
-        /// "index" or "brute force".
+        /// "index", "brute force", "outside system" or "outside system, no score" (then only its own answers count:
+        /// no threshold is calibrated).
         public var search: String
+
+        static let unscoredSystem = "outside system, no score"
+        /// Its answers carry scores a threshold can be calibrated on.
+        public var isScored: Bool { search != Self.unscoredSystem }
     }
 
     public var kind = "benchmark"
@@ -138,6 +143,8 @@ public struct BenchmarkCosts: Sendable, Codable, Equatable {
     public var peakResidentBytes: Int
     public var algorithms: [AlgorithmCosts]
     public var peer: PeerTiming?
+    /// Outside systems (`--system`), measured per process.
+    public var systems: [SystemCosts]?
     public var scalingLength: Double?
     public var scaling: [ScalingPoint]
     /// Fitted k in search time ∝ hours^k, per algorithm (least squares on the log-log scaling curve).

@@ -41,6 +41,8 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
     public var falsePositiveTarget = 0.01
     /// Above this many hours of catalog, algorithms without an index (brute force) are skipped.
     public var bruteForceHourLimit = 1.0
+    /// Outside systems' files to run beside the algorithms (as `--system`), relative to the working folder.
+    public var systems: [String]?
 
     public init() {}
 
@@ -54,6 +56,7 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
         offsetTolerance = try c.decodeIfPresent(Double.self, forKey: .offsetTolerance) ?? d.offsetTolerance
         falsePositiveTarget = try c.decodeIfPresent(Double.self, forKey: .falsePositiveTarget) ?? d.falsePositiveTarget
         bruteForceHourLimit = try c.decodeIfPresent(Double.self, forKey: .bruteForceHourLimit) ?? d.bruteForceHourLimit
+        systems = try c.decodeIfPresent([String].self, forKey: .systems)
     }
 
     /// Clean; white noise at 10, 5 and 0 dB SNR; speech babble at 5 dB; the simulated playback chain of test 4.

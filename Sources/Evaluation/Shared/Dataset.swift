@@ -183,3 +183,12 @@ public struct Dataset: Sendable {
     }
 }
 
+
+/// A JSON file read strictly: no file is `missing`; a bad value, or a field the reader would ignore, is
+/// "`broken`: the field and why" (both as a `DatasetError` naming the file).
+func decodeStrictly<T: Codable>(_ type: T.Type, path: String, missing: String, broken: String) throws -> T {
+    guard let data = FileManager.default.contents(atPath: path) else { throw DatasetError(path: path, reason: missing) }
+    do { return try decodeStrictly(T.self, from: data) } catch let error as StrictDecodingError {
+        throw DatasetError(path: path, reason: "\(broken): \(error.reason)")
+    }
+}

@@ -1,4 +1,3 @@
-import Fingerprinting
 import Foundation
 
 /// Fields of a JSON file that its reader ignored: the keys of `input` that the same value, decoded and encoded
@@ -22,20 +21,24 @@ func unknownFields(in input: Any, known: Any, path: String = "") -> [String] {
     }
 }
 
-/// A JSON file read strictly: no file is `missing`; a bad value, or a field the reader would ignore, is
-/// "`broken`: the field and why" (both as a `DatasetError` naming the file).
-func decodeStrictly<T: Codable>(_ type: T.Type, path: String, missing: String, broken: String) throws -> T {
-    guard let data = FileManager.default.contents(atPath: path) else { throw DatasetError(path: path, reason: missing) }
+/// JSON decoded strictly: a bad value, or a field the reader would ignore, is the reason thrown (a
+/// `StrictDecodingError` naming the field and why; the caller adds the file).
+public func decodeStrictly<T: Codable>(_ type: T.Type, from data: Data) throws -> T {
     let value: T
     do { value = try JSONDecoder().decode(T.self, from: data) } catch let error as DecodingError {
-        throw DatasetError(path: path, reason: "\(broken): \(explain(error))")
+        throw StrictDecodingError(reason: explain(error))
     }
     if let input = try? JSONSerialization.jsonObject(with: data),
        let known = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) {
         let unknown = unknownFields(in: input, known: known)
-        if !unknown.isEmpty { throw DatasetError(path: path, reason: "\(broken): " + unknown.joined(separator: "; ")) }
+        if !unknown.isEmpty { throw StrictDecodingError(reason: unknown.joined(separator: "; ")) }
     }
     return value
+}
+
+public struct StrictDecodingError: Error, CustomStringConvertible {
+    public var reason: String
+    public var description: String { reason }
 }
 
 /// Levenshtein distance, for suggesting the name a misspelt field meant.

@@ -1,0 +1,164 @@
+import AudioIO
+import Fingerprinting
+import Foundation
+import Systems
+
+/// Outside systems in the benchmark: checked, indexed once (their index kept in the state folder, reused
+/// by later runs and by other shards), then asked about the same degraded query files as the built-in
+/// algorithms, in batches. Their answers join the same results; their costs are measured per process.
+extension Benchmark {
+    /// An installed system with its index.
+    struct IndexedSystem {
+        var system: OutsideSystem
+        var version: String
+        var record: OutsideSystem.IndexRecord
+        var state: URL
+        var reused: Bool
+    }
+
+    /// Every system that is installed and indexes the catalog; the others are skipped (not installed, with
+    /// the install line) or failed (indexing went wrong), each with its reason.
+    func indexSystems(_ tracks: [String], durations: [Double], skipped: inout [RunResults.Problem],
+                      failures: inout [RunResults.Problem], progress: Progress) -> [IndexedSystem] {
+        let c = configuration
+        let paths = tracks.map { URL(fileURLWithPath: c.dataset.path($0)).standardizedFileURL.path }
+        var indexed: [IndexedSystem] = []
+        progress.start("indexing outside systems", total: c.systems.count)
+        for system in c.systems {
+            defer { progress.advance() }
+            let version: String
+            switch system.installedVersion() {
+            case .success(let found): version = found
+            case .failure(let error): skipped.append(.init(item: system.identifier, reason: error.reason)); continue
+            }
+            let key = sha256Hex(Data((["fpbench-system-state/1", version] + paths).joined(separator: "\n").utf8)).prefix(16)
+            let state = c.systemStateFolder.appendingPathComponent("\(system.identifier)-\(key)")
+            do {
+                let (record, reused) = try system.index(tracks: paths, audioSeconds: durations.reduce(0, +), state: state, version: version)
+                indexed.append(IndexedSystem(system: system, version: version, record: record, state: state, reused: reused))
+            } catch { failures.append(.init(item: system.identifier, reason: "\(error)", algorithm: system.identifier)) }
+        }
+        progress.finish()
+        return indexed
+    }
+
+    /// The query files written for the systems, by sample rate: `folder/RATE/QUERY__CONDITION.wav`.
+    struct SystemQueryFiles: Sendable {
+        var folder: URL
+        var rates: [Double]
+
+        func path(rate: Double, query: String, condition: String) -> String {
+            let safe = "\(query)__\(condition)".map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "_" }
+            return folder.appendingPathComponent(String(format: "%.0f", rate)).appendingPathComponent(String(safe) + ".wav").path
+        }
+
+        func write(_ audio: Audio, query: String, condition: String) throws {
+            for rate in rates {
+                let path = path(rate: rate, query: query, condition: condition)
+                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try AudioWriter.write(audio.resampled(to: rate), to: path)
+            }
+        }
+    }
+
+    /// Each system's answers to every query file that was written (a query that could not be written
+    /// already failed for every algorithm), and what its calls cost.
+    func answerSystems(_ systems: [IndexedSystem], files: SystemQueryFiles, asked: [BenchmarkAnswer], progress: Progress)
+        -> (answers: [BenchmarkAnswer], costs: [BenchmarkCosts.SystemCosts]) {
+        var answers: [BenchmarkAnswer] = [], costs: [BenchmarkCosts.SystemCosts] = []
+        for indexed in systems {
+            let system = indexed.system, rate = system.description.audio.sampleRate
+            let path = { (question: BenchmarkAnswer) in files.path(rate: rate, query: question.query, condition: question.condition) }
+            let paths = asked.filter { $0.failure == nil }.map(path)
+            progress.start("querying \(system.identifier)", total: 1)
+            let (lines, calls) = system.answer(paths, state: indexed.state)
+            let alone = paths.first.flatMap { system.answer([$0], state: indexed.state).calls.first }
+            progress.finish()
+            for question in asked {
+                var answer = question
+                answer.algorithm = system.identifier
+                if answer.failure == nil { answer.top = Self.matches(lines[path(question)], indexed: indexed, failure: &answer.failure) }
+                answers.append(answer)
+            }
+            costs.append(.init(indexed, calls: calls, alone: alone))
+        }
+        return (answers, costs)
+    }
+
+    /// A system's answer lines for one query as matches, best first (a failure when it failed, or named
+    /// a reference that is not a catalog track).
+    static func matches(_ lines: Result<[AnswerFormat.Line], SystemError>?, indexed: IndexedSystem, failure: inout String?) -> [BenchmarkMatch] {
+        let id = indexed.system.identifier
+        switch lines ?? .failure(SystemError(system: id, reason: "no answer")) {
+        case .failure(let error):
+            failure = error.reason
+            return []
+        case .success(let found):
+            // Best score first; equal scores keep the system's own order.
+            let ranked = found.enumerated().sorted { ($0.element.score, $1.offset) > ($1.element.score, $0.offset) }.map(\.element).prefix(answersKept)
+            let tracks = ranked.map { indexed.record.track(named: $0.reference!) }
+            if let stray = zip(ranked, tracks).first(where: { $0.1 == nil }) {
+                failure = "\(id) answered '\(stray.0.reference!)', which is not a catalog track"
+                return []
+            }
+            return zip(ranked, tracks).map { BenchmarkMatch(track: $1!, offset: $0.offset, score: $0.score, rawFigure: $0.rawScore, matched: true) }
+        }
+    }
+
+    /// The system as the results list it beside the algorithms.
+    static func info(_ indexed: IndexedSystem) -> BenchmarkResults.AlgorithmInfo {
+        let d = indexed.system.description
+        let profile = Profile(d.parameters + [
+            Parameter("version", indexed.version, source: "printed by `\(d.version.command.joined(separator: " "))`"),
+            Parameter("index", d.index.command.joined(separator: " "), source: "system file"),
+            Parameter("query", d.query.command.joined(separator: " "), source: "system file"),
+        ])
+        return .init(identifier: d.identifier, displayName: "\(d.displayName) \(indexed.version)", profile: profile,
+                     search: d.answers.score == nil ? BenchmarkResults.AlgorithmInfo.unscoredSystem : "outside system")
+    }
+}
+
+extension BenchmarkCosts {
+    /// What an outside system cost, each process measured apart (CPU, peak resident memory of its own).
+    public struct SystemCosts: Sendable, Codable, Equatable {
+        public var identifier: String
+        public var version: String
+        /// The index came from an earlier run or another shard; its costs are the ones measured then.
+        public var indexReused: Bool
+        public var catalogSeconds: Double
+        public var convertedTracks: Int
+        public var indexCPUSeconds: Double
+        public var indexWallSeconds: Double
+        public var indexPeakResidentBytes: Int
+        public var indexBytesOnDisk: Int
+        public var queries: Int
+        public var calls: Int
+        public var queryCPUSeconds: Double
+        public var queryPeakResidentBytes: Int
+        /// One query in a call of its own: the whole process, start-up and loading the index included.
+        public var aloneCPUSeconds: Double?
+
+        init(_ indexed: Benchmark.IndexedSystem, calls: [OutsideSystem.Call], alone: OutsideSystem.Call?) {
+            let r = indexed.record
+            identifier = indexed.system.identifier
+            version = indexed.version
+            indexReused = indexed.reused
+            catalogSeconds = r.audioSeconds
+            convertedTracks = r.convertedTracks
+            indexCPUSeconds = r.cpuSeconds
+            indexWallSeconds = r.wallSeconds
+            indexPeakResidentBytes = r.peakResidentBytes
+            indexBytesOnDisk = r.bytesOnDisk
+            queries = calls.reduce(0) { $0 + $1.queries }
+            self.calls = calls.count
+            queryCPUSeconds = calls.reduce(0) { $0 + $1.cpuSeconds }
+            queryPeakResidentBytes = calls.map(\.peakResidentBytes).max() ?? 0
+            aloneCPUSeconds = alone?.cpuSeconds
+        }
+
+        public var audioSecondsPerIndexCPUSecond: Double? { indexCPUSeconds > 0 ? catalogSeconds / indexCPUSeconds : nil }
+        /// CPU per query over the batched calls (each call's start-up shared by its queries).
+        public var batchedQueryMilliseconds: Double? { queries > 0 ? 1000 * queryCPUSeconds / Double(queries) : nil }
+        public var indexMebibytesPerHour: Double { catalogSeconds > 0 ? Double(indexBytesOnDisk) / 1_048_576 / (catalogSeconds / 3600) : 0 }
+    }
+}

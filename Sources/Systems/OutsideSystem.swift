@@ -1,0 +1,207 @@
+import AudioIO
+import Foundation
+
+/// An outside system run through its system file: checked, given a catalog to index, asked about query
+/// files in batches, each call measured (CPU, wall time, peak memory) by `ChildRun`. Nothing it does can
+/// stop the caller: a crash, a hang past its time limit or output that cannot be read becomes a
+/// `SystemError` naming the query and the system's last words on standard error.
+public struct OutsideSystem: Sendable {
+    public let description: SystemDescription
+    /// The folder of the system file (`{systemFolder}`).
+    public let folder: String
+
+    public init(file: String) throws {
+        description = try SystemDescription.load(file)
+        folder = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path
+    }
+
+    public var identifier: String { description.identifier }
+    /// fpbench's record of an index, in the system's state folder.
+    static let recordName = ".fpbench-index.json"
+
+    /// The version the system prints, or why it cannot run here (with the install line).
+    public func installedVersion() -> Result<String, SystemError> {
+        let check = description.version
+        let fail = { (why: String) in Result<String, SystemError>.failure(SystemError(system: identifier, reason: "\(why); install: \(description.install)")) }
+        let command = expand(check.command, [:])
+        guard let program = executablePath(command[0]) else { return fail("not installed (\(command[0]) not found)") }
+        guard let run = try? ChildRun.run(program, Array(command.dropFirst()), environment: environment([:]), timeout: 60, keepErrors: true) else {
+            return fail("\(command[0]) cannot be started")
+        }
+        let text = String(decoding: run.output, as: UTF8.self) + run.errors
+        let regex = try! NSRegularExpression(pattern: check.pattern)  // checked on load
+        guard let m = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else {
+            return fail("`\(command.joined(separator: " "))` did not print its version (\(run.ending)): \(text.prefix(200))")
+        }
+        return .success(m.numberOfRanges > 1 ? Range(m.range(at: 1), in: text).map { String(text[$0]) } ?? "" : String(text[Range(m.range, in: text)!]))
+    }
+
+    // MARK: Indexing
+
+    /// What indexing cost, kept beside the index (`.fpbench-index.json`) so a run that reuses it still reports it.
+    public struct IndexRecord: Sendable, Codable, Equatable {
+        public var version: String
+        public var tracks: [String]
+        /// The paths the system was given (a converted track's WAV, else the track), as it may print them.
+        public var listed: [String]
+        public var audioSeconds: Double
+        public var convertedTracks: Int
+        public var cpuSeconds: Double
+        public var wallSeconds: Double
+        public var peakResidentBytes: Int
+        public var bytesOnDisk: Int
+    }
+
+    /// The system's index of `tracks` (absolute paths) in `state`: reused when `state/.fpbench-index.json` says it
+    /// holds these tracks for this version, else built in a fresh folder moved into place when done (so a
+    /// second process, another shard, never sees half an index).
+    public func index(tracks: [String], audioSeconds: Double, state: URL, version: String) throws -> (record: IndexRecord, reused: Bool) {
+        let recordFile = state.appendingPathComponent(Self.recordName)
+        if let data = FileManager.default.contents(atPath: recordFile.path),
+           let record = try? JSONDecoder().decode(IndexRecord.self, from: data), record.tracks == tracks, record.version == version {
+            return (record, true)
+        }
+        let fm = FileManager.default
+        let building = state.deletingLastPathComponent().appendingPathComponent(".\(state.lastPathComponent)-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try fm.createDirectory(at: building, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: building) }
+        let (listed, converted) = try catalogList(tracks, in: building)
+        let values = ["state": building.path, "catalogList": building.appendingPathComponent("catalog.txt").path]
+        let command = expand(description.index.command, values)
+        let limit = max(60, description.index.timeoutSecondsPerHour * audioSeconds / 3600)
+        let run = try start(command, values, timeout: limit)
+        guard run.status == 0, !run.timedOut else {
+            throw SystemError(system: identifier, reason: "indexing failed (\(run.ending)): \(Self.lastWords(run.errors))")
+        }
+        try? fm.removeItem(at: building.appendingPathComponent("audio"))  // converted tracks: the index holds what it needs
+        let record = IndexRecord(version: version, tracks: tracks, listed: listed, audioSeconds: audioSeconds, convertedTracks: converted, cpuSeconds: run.cpuSeconds,
+                                 wallSeconds: run.wallSeconds, peakResidentBytes: run.peakResidentBytes, bytesOnDisk: Self.bytes(in: building))
+        try JSONEncoder().encode(record).write(to: building.appendingPathComponent(Self.recordName))
+        try? fm.removeItem(at: state)
+        try fm.createDirectory(at: state.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try fm.moveItem(at: building, to: state)
+        return (record, false)
+    }
+
+    /// `catalog.txt`: one path a line, each track as it is when the system reads its format, else converted
+    /// to a WAV at the system's rate under `audio/`.
+    func catalogList(_ tracks: [String], in folder: URL) throws -> (listed: [String], converted: Int) {
+        let audio = folder.appendingPathComponent("audio")
+        var listed: [String] = [], converted = 0
+        for (t, track) in tracks.enumerated() {
+            if description.audio.formats.contains(URL(fileURLWithPath: track).pathExtension.lowercased()) { listed.append(track); continue }
+            try FileManager.default.createDirectory(at: audio, withIntermediateDirectories: true)
+            let wav = audio.appendingPathComponent(String(format: "%05d-", t) + URL(fileURLWithPath: track).deletingPathExtension().lastPathComponent + ".wav").path
+            try AudioWriter.write(try AudioReader.read(track, sampleRate: description.audio.sampleRate), to: wav)
+            listed.append(wav)
+            converted += 1
+        }
+        try Data(listed.map { $0 + "\n" }.joined().utf8).write(to: folder.appendingPathComponent("catalog.txt"))
+        return (listed, converted)
+    }
+
+    // MARK: Querying
+
+    /// One call of the query command, measured.
+    public struct Call: Sendable, Codable, Equatable {
+        public var queries: Int
+        public var cpuSeconds: Double
+        public var wallSeconds: Double
+        public var peakResidentBytes: Int
+    }
+
+    /// Every file's answer lines (or why there are none), and the calls made. A batch that fails is tried
+    /// again one query at a time, so one bad query does not take its batch's answers with it.
+    public func answer(_ files: [String], state: URL) -> (lines: [String: Result<[AnswerFormat.Line], SystemError>], calls: [Call]) {
+        var lines: [String: Result<[AnswerFormat.Line], SystemError>] = [:], calls: [Call] = []
+        for start in stride(from: 0, to: files.count, by: description.query.batch) {
+            let batch = Array(files[start..<min(files.count, start + description.query.batch)])
+            let result = call(batch, state: state)
+            if let run = result.run { calls.append(run) }
+            switch result.lines {
+            case .success(let answered): for (file, found) in answered { lines[file] = .success(found) }
+            case .failure(let error) where batch.count == 1: lines[batch[0]] = .failure(error)
+            case .failure:
+                for file in batch {
+                    let single = call([file], state: state)
+                    if let run = single.run { calls.append(run) }
+                    lines[file] = single.lines.map { $0[file] ?? [] }
+                }
+            }
+        }
+        return (lines, calls)
+    }
+
+    /// One call over `files`: its answer lines by file (every file present, answered or not).
+    func call(_ files: [String], state: URL) -> (lines: Result<[String: [AnswerFormat.Line]], SystemError>, run: Call?) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-system-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let listFile = folder.appendingPathComponent("queries.txt")
+        let name = files.count == 1 ? "query \(files[0])" : "queries \(files[0]) ... \(files[files.count - 1])"
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(files.map { $0 + "\n" }.joined().utf8).write(to: listFile)
+            let values = ["state": state.path, "queryList": listFile.path, "query": files[0]]
+            let run = try start(expand(description.query.command, values, queries: files), values,
+                                timeout: description.query.timeoutSecondsPerCall + description.query.timeoutSecondsPerQuery * Double(files.count))
+            let measured = Call(queries: files.count, cpuSeconds: run.cpuSeconds, wallSeconds: run.wallSeconds, peakResidentBytes: run.peakResidentBytes)
+            guard run.status == 0, !run.timedOut else {
+                return (.failure(SystemError(system: identifier, reason: "\(name): \(run.ending): \(Self.lastWords(run.errors))")), measured)
+            }
+            var byFile = Dictionary(uniqueKeysWithValues: files.map { ($0, [AnswerFormat.Line]()) })
+            let byName = Dictionary(files.map { (URL(fileURLWithPath: $0).lastPathComponent, $0) }, uniquingKeysWith: { a, _ in a })
+            for line in try description.answers.parse(String(decoding: run.output, as: UTF8.self)) {
+                guard let file = byFile[line.query] != nil ? line.query : byName[URL(fileURLWithPath: line.query).lastPathComponent] else {
+                    throw SystemError(system: identifier, reason: "an answer names query '\(line.query)', which it was not asked")
+                }
+                if line.reference != nil { byFile[file]!.append(line) }
+            }
+            return (.success(byFile), measured)
+        } catch let error as SystemError {
+            return (.failure(SystemError(system: identifier, reason: "\(name): \(error.reason)")), nil)
+        } catch {
+            return (.failure(SystemError(system: identifier, reason: "\(name): \(error)")), nil)
+        }
+    }
+
+    // MARK: Commands
+
+    func expand(_ command: [String], _ values: [String: String], queries: [String] = []) -> [String] {
+        SystemDescription.expand(command, values.merging(["systemFolder": folder]) { a, _ in a }, queries: queries)
+    }
+
+    func environment(_ values: [String: String]) -> [String: String] {
+        (description.environment ?? [:]).mapValues { expand([$0], values)[0] }
+    }
+
+    func start(_ command: [String], _ values: [String: String], timeout: Double) throws -> ChildRun {
+        guard let program = executablePath(command[0]) else {
+            throw SystemError(system: identifier, reason: "\(command[0]) not found; install: \(description.install)")
+        }
+        return try ChildRun.run(program, Array(command.dropFirst()), environment: environment(values), timeout: timeout, keepErrors: true)
+    }
+
+    /// The last non-empty lines of standard error, for a failure message.
+    static func lastWords(_ errors: String) -> String {
+        let lines = errors.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return lines.isEmpty ? "(nothing on standard error)" : lines.suffix(3).joined(separator: " | ")
+    }
+
+    static func bytes(in folder: URL) -> Int {
+        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.fileSizeKey])
+        return (files?.allObjects as? [URL] ?? []).reduce(0) { $0 + ((try? $1.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0) ?? 0) }
+    }
+}
+
+extension OutsideSystem.IndexRecord {
+    /// The catalog track a printed reference names: its path as listed or as in the catalog, else its file
+    /// name, with or without the extension, when only one track has it (Dejavu prints song names).
+    public func track(named printed: String) -> Int? {
+        func unique(_ key: (String) -> String) -> Int? {
+            let target = key(printed), found = listed.indices.filter { key(listed[$0]) == target || key(tracks[$0]) == target }
+            return found.count == 1 ? found[0] : nil
+        }
+        let file = { (path: String) in URL(fileURLWithPath: path).lastPathComponent }
+        return unique { $0 } ?? unique(file) ?? unique { URL(fileURLWithPath: file($0)).deletingPathExtension().lastPathComponent }
+    }
+}

@@ -1,0 +1,108 @@
+import Fingerprinting
+import Foundation
+
+/// An outside fingerprinting system, as its system file describes it (`Systems/NAME/NAME.json`, schema
+/// `Schemas/system.schema.json`): how to tell it is installed, how it indexes a catalog and answers
+/// queries, how to read its answers, which audio it takes, and its parameters with their sources. The
+/// benchmark runs it beside the built-in algorithms (`fpbench benchmark --system FILE`); README.md,
+/// "Adding a system", walks through one.
+///
+/// Commands are argument lists with placeholders: `{state}` (a folder the system owns: its index lives
+/// there), `{catalogList}` (a file listing the catalog's audio, one absolute path a line), `{query}` (one
+/// query file), `{queryList}` (a file listing this call's query files), `{queries}` (the query files as
+/// separate arguments), `{systemFolder}` (the folder of the system file, for a wrapper shipped beside it).
+public struct SystemDescription: Sendable, Codable, Equatable {
+    public static let schemaName = "fpbench-system/1"
+
+    public var schema: String
+    public var identifier: String
+    public var displayName: String
+    /// How to install it, said when it is missing.
+    public var install: String
+    public var version: VersionCheck
+    public var audio: AcceptedAudio
+    public var index: Step
+    public var query: QueryStep
+    public var answers: AnswerFormat
+    /// Variables set for every command (placeholders allowed), e.g. `"HOME": "{state}"`.
+    public var environment: [String: String]?
+    public var parameters: [Parameter]
+
+    /// A command whose output (standard output and error together) must match `pattern`; its first
+    /// group is the version recorded with every result.
+    public struct VersionCheck: Sendable, Codable, Equatable {
+        public var command: [String]
+        public var pattern: String
+    }
+
+    /// The audio the system is given: queries are written as mono 16-bit WAV at `sampleRate`; a catalog
+    /// track whose extension is not in `formats` (lower case, no dot) is converted likewise before indexing.
+    public struct AcceptedAudio: Sendable, Codable, Equatable {
+        public var sampleRate: Double
+        public var formats: [String]
+    }
+
+    public struct Step: Sendable, Codable, Equatable {
+        public var command: [String]
+        /// Wall-clock limit, in seconds per hour of catalog audio (at least a minute in all).
+        public var timeoutSecondsPerHour: Double
+    }
+
+    public struct QueryStep: Sendable, Codable, Equatable {
+        public var command: [String]
+        /// Queries per call (1 when the command takes `{query}`; more with `{queries}` or `{queryList}`,
+        /// for systems with a high start-up cost).
+        public var batch: Int
+        /// Wall-clock limit of a call of n queries: this (start-up, loading the index) + n × `timeoutSecondsPerQuery`.
+        public var timeoutSecondsPerCall: Double
+        public var timeoutSecondsPerQuery: Double
+    }
+
+    /// Reads a system file, naming the field that is wrong.
+    public static func load(_ path: String) throws -> SystemDescription {
+        guard let data = FileManager.default.contents(atPath: path) else { throw SystemError(system: path, reason: "no such system file") }
+        let description: SystemDescription
+        do { description = try decodeStrictly(SystemDescription.self, from: data) } catch let error as StrictDecodingError {
+            throw SystemError(system: path, reason: "broken system file: \(error.reason)")
+        }
+        if let problem = description.problem { throw SystemError(system: path, reason: problem) }
+        return description
+    }
+
+    /// What is wrong with the description, if anything (checked on load).
+    public var problem: String? {
+        let single = query.command.contains("{query}"), many = query.command.contains { $0.contains("{queries}") || $0.contains("{queryList}") }
+        if schema != Self.schemaName { return "schema is '\(schema)'; this fpbench reads '\(Self.schemaName)'" }
+        if identifier.isEmpty || identifier.contains(where: { !($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
+            return "identifier: letters, digits, - and _ only"
+        }
+        if version.command.isEmpty || index.command.isEmpty || query.command.isEmpty { return "version, index and query each need a command" }
+        if (try? NSRegularExpression(pattern: version.pattern)) == nil { return "version.pattern is not a regular expression" }
+        if !index.command.contains(where: { $0.contains("{catalogList}") }) { return "index.command must contain {catalogList}" }
+        if single == many { return "query.command takes either {query} or {queries}/{queryList}" }
+        if single && query.batch != 1 { return "query.batch must be 1 when the command takes {query}" }
+        if !(1...10_000).contains(query.batch) { return "query.batch: 1 to 10,000" }
+        if !(audio.sampleRate >= 4000 && audio.sampleRate <= 192_000) { return "audio.sampleRate: 4,000 to 192,000 Hz" }
+        if !(index.timeoutSecondsPerHour > 0) || !(query.timeoutSecondsPerCall > 0) || !(query.timeoutSecondsPerQuery > 0) { return "timeouts must be above 0" }
+        return answers.problem
+    }
+
+    /// The command with every placeholder replaced (`{queries}` becomes one argument per file).
+    static func expand(_ command: [String], _ values: [String: String], queries: [String] = []) -> [String] {
+        command.flatMap { argument -> [String] in
+            if argument == "{queries}" { return queries }
+            return [values.reduce(argument) { $0.replacingOccurrences(of: "{\($1.key)}", with: $1.value) }]
+        }
+    }
+}
+
+/// A system that could not be used, or a call that failed, with the reason.
+public struct SystemError: Error, CustomStringConvertible {
+    public var system: String
+    public var reason: String
+    public init(system: String, reason: String) {
+        self.system = system
+        self.reason = reason
+    }
+    public var description: String { "\(system): \(reason)" }
+}
