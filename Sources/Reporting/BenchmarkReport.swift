@@ -135,6 +135,11 @@ public enum BenchmarkReport {
         s += "Search: " + r.algorithms.map { "\($0.identifier) (\($0.search))" }.joined(separator: ", ") + ".\n\n"
         if let costs { s += costsSection(costs, r) }
         if !r.skipped.isEmpty { s += "## Skipped\n\n" + r.skipped.map { "- \($0.item): \($0.reason)\n" }.joined() + "\n" }
+        let systemErrors = r.answers.filter { $0.note?.hasPrefix(Benchmark.systemErrorNote) == true }
+        if !systemErrors.isEmpty {
+            s += "## Outside systems' errors (\(systemErrors.count), each counted as no match)\n\n"
+            s += systemErrors.prefix(20).map { "- \($0.algorithm), query \($0.query)/\($0.condition): \($0.note!.dropFirst(Benchmark.systemErrorNote.count + 1))\n" }.joined() + "\n"
+        }
         if !r.failures.isEmpty { s += "## Failures (\(r.failures.count))\n\n" + r.failures.prefix(50).map { "- \($0.item): \($0.reason)\n" }.joined() + "\n" }
         s += "Files: `answers.csv` (one row per algorithm × query × condition), `metrics.csv` (every rate with its interval), `results.json`, `costs.json`.\n"
         return s

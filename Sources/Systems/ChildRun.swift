@@ -26,10 +26,11 @@ public struct ChildRun: Sendable {
 
     /// Runs `executable` with `arguments`; standard output is captured (through a file, so a child that
     /// hangs cannot block the reader), standard error kept (last 4 KiB) when `keepErrors`, else discarded.
+    /// `wholeGroup`: the peak memory counts the child's subprocesses too (see `PeakWatch`).
     /// `environment` entries replace or add to this process's. Past `timeout` seconds of wall time the
     /// child's whole process group is killed (it runs in its own group, so a wrapper's children go too).
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                           timeout: Double? = nil, keepErrors: Bool = false) throws -> ChildRun {
+                           timeout: Double? = nil, keepErrors: Bool = false, wholeGroup: Bool = false) throws -> ChildRun {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-child-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -56,7 +57,7 @@ public struct ChildRun: Sendable {
         guard spawned == 0 else {
             throw NSError(domain: NSPOSIXErrorDomain, code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(spawned)))"])
         }
-        let peak = PeakWatch(pid: pid)
+        let peak = PeakWatch(pid: pid, group: wholeGroup)
         var status: Int32 = 0, usage = rusage(), timedOut = false
         while wait4(pid, &status, WNOHANG, &usage) == 0 {
             peak.sample()
@@ -79,25 +80,45 @@ public struct ChildRun: Sendable {
 }
 
 /// The high-water mark of a process's resident memory, from /proc/PID/status (VmHWM), sampled on a
-/// background thread every millisecond until the process is gone; its last reading is the peak.
+/// background thread every millisecond until the process is gone; its last reading is the peak. With
+/// `group`, each sample also sums the resident memory (VmRSS) of every process in the child's process
+/// group, so a wrapper's or a decoder's subprocesses count while they run beside it.
 final class PeakWatch: @unchecked Sendable {
-    private let path: String
+    private let pid: pid_t
+    private let group: Bool
     private let lock = NSLock()
     private var peak = 0
     private var done = false
 
-    init(pid: pid_t) {
-        path = "/proc/\(pid)/status"
+    init(pid: pid_t, group: Bool = false) {
+        self.pid = pid
+        self.group = group
         Thread.detachNewThread { [self] in
             while !lock.withLock({ done }) { sample(); usleep(1000) }
         }
     }
 
     func sample() {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return }
-        lock.withLock { peak = max(peak, kilobytes * 1024) }
+        var bytes = Self.field("VmHWM:", of: pid) ?? 0
+        if group {
+            let members = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }.filter { member in
+                // /proc/N/stat: "N (name) state ppid pgrp ..."; the name may hold spaces, so read after its ')'.
+                guard let stat = try? String(contentsOfFile: "/proc/\(member)/stat", encoding: .utf8),
+                      let close = stat.lastIndex(of: ")") else { return false }
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                return fields.count > 2 && Int32(fields[2]) == pid
+            }
+            bytes = max(bytes, members.reduce(0) { $0 + (Self.field("VmRSS:", of: $1) ?? 0) })
+        }
+        lock.withLock { peak = max(peak, bytes) }
+    }
+
+    /// A "Vm...:" line of /proc/PID/status, in bytes.
+    static func field(_ name: String, of pid: pid_t) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+        return kilobytes * 1024
     }
 
     var bytes: Int { lock.withLock { done = true; return peak } }

@@ -137,7 +137,8 @@ public struct OutsideSystem: Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-system-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let listFile = folder.appendingPathComponent("queries.txt")
-        let name = files.count == 1 ? "query \(files[0])" : "queries \(files[0]) ... \(files[files.count - 1])"
+        let file = { (path: String) in URL(fileURLWithPath: path).lastPathComponent }
+        let name = files.count == 1 ? "query file \(file(files[0]))" : "query files \(file(files[0])) ... \(file(files[files.count - 1]))"
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try Data(files.map { $0 + "\n" }.joined().utf8).write(to: listFile)
@@ -178,7 +179,7 @@ public struct OutsideSystem: Sendable {
         guard let program = executablePath(command[0]) else {
             throw SystemError(system: identifier, reason: "\(command[0]) not found; install: \(description.install)")
         }
-        return try ChildRun.run(program, Array(command.dropFirst()), environment: environment(values), timeout: timeout, keepErrors: true)
+        return try ChildRun.run(program, Array(command.dropFirst()), environment: environment(values), timeout: timeout, keepErrors: true, wholeGroup: true)
     }
 
     /// The last non-empty lines of standard error, for a failure message.

@@ -34,8 +34,8 @@ struct BenchmarkCommand: ParsableCommand {
           fpbench benchmark --system Systems/olaf/olaf.json     an outside system beside the algorithms (README: "Adding a system")
 
         Outside systems (--system FILE, or "systems" in a spec file) get the same degraded queries as WAV \
-        files at the rate they ask for. Each indexes the catalog once into --system-state (default: the \
-        cache folder's systems/, so later runs and shards reuse it); a system that is not installed is \
+        files at the rate they ask for. Each indexes the catalog once into --system-state (default: \
+        .fpbench-cache/systems, so later runs and shards reuse it); a system that is not installed is \
         skipped with its install line, and one that fails, hangs or prints what cannot be read is named \
         with the query, while the run goes on.
         """)
@@ -57,7 +57,7 @@ struct BenchmarkCommand: ParsableCommand {
     var shard: String?
     @Option(help: "A system file (Systems/NAME/NAME.json): an outside system run beside the algorithms; repeatable.")
     var system: [String] = []
-    @Option(help: "Where outside systems keep their indexes (default: CACHE/systems, or OUT/systems with --no-cache).")
+    @Option(help: "Where outside systems keep their indexes (default: systems/ beside the fingerprint cache, .fpbench-cache/systems; OUT/systems with --no-cache).")
     var systemState: String?
     @Option(help: "Output folder.") var out = "runs/benchmark"
     @OptionGroup var options: RunOptions
@@ -87,7 +87,7 @@ struct BenchmarkCommand: ParsableCommand {
         let folder = URL(fileURLWithPath: out)
         configuration.systems = try (system + (spec.systems ?? [])).map { file in try validated { try OutsideSystem(file: file) } }
         configuration.systemStateFolder = systemState.map { URL(fileURLWithPath: $0) }
-            ?? (options.cacheFolder ?? folder).appendingPathComponent("systems")
+            ?? (options.cacheFolder?.deletingLastPathComponent() ?? folder).appendingPathComponent("systems")
         var results: BenchmarkResults!, costs: BenchmarkCosts!
         try OutputFolder.write(folder) {
             (results, costs) = try validated { try Benchmark(configuration).run() }

@@ -55,7 +55,7 @@ public struct Benchmark {
         }
         let algorithms = runnable(hours: catalog.durations.reduce(0, +) / 3600, skipped: &skipped)
         let index = try buildIndex(catalog.tracks, algorithms: algorithms, progress: progress, failures: &failures)
-        let systems = indexSystems(catalog.tracks, durations: catalog.durations, skipped: &skipped, failures: &failures, progress: progress)
+        let systems = indexSystems(catalog.tracks, durations: catalog.durations, skipped: &skipped, progress: progress)
         let files = SystemQueryFiles(folder: FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-queries-\(UUID().uuidString)"),
                                      rates: Set(systems.map(\.system.description.audio.sampleRate)).sorted())
         defer { try? FileManager.default.removeItem(at: files.folder) }

@@ -16,10 +16,9 @@ extension Benchmark {
         var reused: Bool
     }
 
-    /// Every system that is installed and indexes the catalog; the others are skipped (not installed, with
-    /// the install line) or failed (indexing went wrong), each with its reason.
-    func indexSystems(_ tracks: [String], durations: [Double], skipped: inout [RunResults.Problem],
-                      failures: inout [RunResults.Problem], progress: Progress) -> [IndexedSystem] {
+    /// Every system that is installed and indexes the catalog; the others are skipped with the reason (not
+    /// installed: with the install line; indexing failed: with its last words on standard error).
+    func indexSystems(_ tracks: [String], durations: [Double], skipped: inout [RunResults.Problem], progress: Progress) -> [IndexedSystem] {
         let c = configuration
         let paths = tracks.map { URL(fileURLWithPath: c.dataset.path($0)).standardizedFileURL.path }
         var indexed: [IndexedSystem] = []
@@ -36,7 +35,9 @@ extension Benchmark {
             do {
                 let (record, reused) = try system.index(tracks: paths, audioSeconds: durations.reduce(0, +), state: state, version: version)
                 indexed.append(IndexedSystem(system: system, version: version, record: record, state: state, reused: reused))
-            } catch { failures.append(.init(item: system.identifier, reason: "\(error)", algorithm: system.identifier)) }
+            } catch let error as SystemError {
+                skipped.append(.init(item: system.identifier, reason: error.reason))
+            } catch { skipped.append(.init(item: system.identifier, reason: "indexing failed: \(error)")) }
         }
         progress.finish()
         return indexed
@@ -77,7 +78,11 @@ extension Benchmark {
             for question in asked {
                 var answer = question
                 answer.algorithm = system.identifier
-                if answer.failure == nil { answer.top = Self.matches(lines[path(question)], indexed: indexed, failure: &answer.failure) }
+                if answer.failure == nil {
+                    answer.top = Self.matches(lines[path(question)], indexed: indexed, error: &answer.note)
+                    // The same words on every run: this run's temporary folder left out.
+                    answer.note = answer.note?.replacingOccurrences(of: files.folder.path + "/", with: "")
+                }
                 answers.append(answer)
             }
             costs.append(.init(indexed, calls: calls, alone: alone))
@@ -85,25 +90,29 @@ extension Benchmark {
         return (answers, costs)
     }
 
-    /// A system's answer lines for one query as matches, best first (a failure when it failed, or named
-    /// a reference that is not a catalog track).
-    static func matches(_ lines: Result<[AnswerFormat.Line], SystemError>?, indexed: IndexedSystem, failure: inout String?) -> [BenchmarkMatch] {
+    /// A system's answer lines for one query as matches, best first. When it failed on the query (a crash,
+    /// its time limit, output that cannot be read, a reference that is not a catalog track) there are none:
+    /// the system did not identify the query, so it counts as "no match", with the error as the answer's note.
+    static func matches(_ lines: Result<[AnswerFormat.Line], SystemError>?, indexed: IndexedSystem, error failure: inout String?) -> [BenchmarkMatch] {
         let id = indexed.system.identifier
         switch lines ?? .failure(SystemError(system: id, reason: "no answer")) {
         case .failure(let error):
-            failure = error.reason
+            failure = "\(Self.systemErrorNote) \(error.reason)"
             return []
         case .success(let found):
             // Best score first; equal scores keep the system's own order.
             let ranked = found.enumerated().sorted { ($0.element.score, $1.offset) > ($1.element.score, $0.offset) }.map(\.element).prefix(answersKept)
             let tracks = ranked.map { indexed.record.track(named: $0.reference!) }
             if let stray = zip(ranked, tracks).first(where: { $0.1 == nil }) {
-                failure = "\(id) answered '\(stray.0.reference!)', which is not a catalog track"
+                failure = "\(Self.systemErrorNote) \(id) answered '\(stray.0.reference!)', which is not a catalog track"
                 return []
             }
             return zip(ranked, tracks).map { BenchmarkMatch(track: $1!, offset: $0.offset, score: $0.score, rawFigure: $0.rawScore, matched: true) }
         }
     }
+
+    /// How a note of a system's error starts (the report lists them).
+    public static let systemErrorNote = "system error:"
 
     /// The system as the results list it beside the algorithms.
     static func info(_ indexed: IndexedSystem) -> BenchmarkResults.AlgorithmInfo {

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs qfp (quad-based fingerprinting after Sonnleitner & Widmer 2016; PyPI qfp 0.2.0, unchanged) in a
+# Python environment of its own, into Systems/qfp/installed/. qfp declares Python < 3.11 and unpinned
+# numpy/scipy ranges whose newest releases need Python 3.12; Debian 12 has 3.11, so it is installed with
+# --ignore-requires-python and the newest numpy and scipy that still fit its ranges and this Python.
+# qfp decodes with pydub, which calls ffmpeg (Debian).
+set -euo pipefail
+cd "$(dirname "$0")"
+../../scripts/setup.sh ffmpeg python3-venv
+[ -x installed/venv/bin/python ] || python3 -m venv installed/venv
+installed/venv/bin/pip install -q --ignore-requires-python qfp==0.2.0 numpy==1.26.4 scipy==1.15.3 bitstring==3.1.9 pydub==0.25.1
+installed/venv/bin/python -c "import qfp" 
+echo "qfp 0.2.0 (PyPI), numpy 1.26.4, scipy 1.15.3" > installed/VERSION
+echo "qfp: installed $(cat installed/VERSION)" >&2

@@ -1,0 +1,162 @@
+import Evaluation
+import Fingerprinting
+import Foundation
+import Systems
+import Testing
+
+/// The repository's folder (the system files are found from it).
+private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+private let example = repository.appendingPathComponent("Systems/envelope-example/envelope-example.json").path
+
+/// The outside-system contract: answers read as documented, bad system files refused with the reason.
+@Suite struct SystemContractTests {
+    func format(_ json: String) throws -> AnswerFormat { try JSONDecoder().decode(AnswerFormat.self, from: Data(json.utf8)) }
+
+    /// Olaf's CSV: a header before every query's lines, an empty path for no match, the offset as a difference.
+    @Test func csvAnswersWithRepeatedHeadersAndADifferenceOffset() throws {
+        let f = try format(#"{"format": "csv", "query": "query_path", "reference": "path", "offset": "reference_start - query_start", "score": "match_count", "scoreScale": {"kind": "count", "half": 10}}"#)
+        let lines = try f.parse("""
+            query_index, query_path, match_count, query_start, path, reference_start
+            1 ,q1.wav, 30 ,0.184, /music/a.ogg, 20.184
+            query_index, query_path, match_count, query_start, path, reference_start
+            2 ,q2.wav, 0 ,0.000, , 0.000
+            """)
+        #expect(lines.count == 2)
+        #expect(lines[0].query == "q1.wav" && lines[0].reference == "/music/a.ogg" && abs(lines[0].offset - 20) < 1e-9)
+        #expect(lines[0].rawScore == 30 && abs(lines[0].score - 0.75) < 1e-12)
+        #expect(lines[1].reference == nil)
+        #expect { try f.parse("a,b\n1,2,3\n") } throws: { "\($0)".contains("line 2 cannot be read (3 cells under a header of 2)") }
+        #expect { try f.parse("query_path,path,reference_start,query_start,match_count\nq.wav,r.ogg,x,0,5\n") } throws: {
+            "\($0)".contains("reference_start is not a number")
+        }
+    }
+
+    /// audfprint's sentences through a regular expression; lines that do not match are left alone.
+    @Test func regexAnswersIgnoreOtherLines() throws {
+        let f = try format(#"{"format": "regex", "pattern": "^Matched (?<query>.+?) +[0-9.]+ sec .* as (?<reference>.+) at +(?<offset>-?[0-9.]+) s with +(?<score>[0-9]+) of", "query": "query", "reference": "reference", "offset": "offset", "score": "score", "scoreScale": {"kind": "count", "half": 10}}"#)
+        let lines = try f.parse("""
+            Tue Nov 24 11:18:31 2026 Analyzed #0 q1.wav of 9.427 s to 162 hashes
+            Matched /tmp/q 1.wav 9.4 sec 162 raw hashes as /music/a b.ogg at   20.0 s with    40 of    48 common hashes at rank  0
+            NOMATCH q2.wav 1.6 sec 120 raw hashes
+            """)
+        #expect(lines.count == 1)
+        #expect(lines[0].query == "/tmp/q 1.wav" && lines[0].reference == "/music/a b.ogg" && lines[0].offset == 20 && lines[0].rawScore == 40)
+    }
+
+    /// JSON lines: a null reference is no match; a system without scores scores 1; a line that is not JSON is an error.
+    @Test func jsonLinesWithAndWithoutScores() throws {
+        let scored = try format(#"{"format": "json-lines", "query": "q", "reference": "r", "offset": "t", "score": "s", "scoreScale": {"kind": "distance"}}"#)
+        #expect(try scored.parse(#"{"q": "a.wav", "r": "x", "t": 1.5, "s": 0.25}"# + "\n" + #"{"q": "b.wav", "r": null}"#).map(\.score) == [0.75, 0])
+        let plain = try format(#"{"format": "json-lines", "query": "q", "reference": "r", "offset": "t"}"#)
+        #expect(try plain.parse(#"{"q": "a.wav", "r": "x", "t": 2}"#)[0].score == 1)
+        #expect { try plain.parse("Traceback (most recent call last):") } throws: { "\($0)".contains("line 1 cannot be read (not a JSON object)") }
+    }
+
+    /// A system file with a misspelt field, a missing placeholder or a wrong schema is refused, naming it.
+    @Test func brokenSystemFilesAreRefusedWithTheReason() throws {
+        let folder = temporaryFolder()
+        let good = try String(contentsOfFile: example, encoding: .utf8)
+        func refusal(_ text: String) -> String {
+            let path = folder.appendingPathComponent("s-\(UUID().uuidString).json").path
+            _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+            do { _ = try OutsideSystem(file: path); return "" } catch { return "\(error)" }
+        }
+        #expect(refusal(good).isEmpty)
+        #expect(refusal(good.replacingOccurrences(of: "\"batch\"", with: "\"bacth\"")).contains("missing field 'batch' at .query"))
+        #expect(refusal(good.replacingOccurrences(of: "\"parameters\"", with: "\"environmnet\": {\"HOME\": \"{state}\"}, \"parameters\""))
+            .contains("environmnet: unknown field"))
+        #expect(refusal(good.replacingOccurrences(of: "\"{catalogList}\"", with: "\"{catalog}\"")).contains("index.command must contain {catalogList}"))
+        #expect(refusal(good.replacingOccurrences(of: "fpbench-system/1", with: "fpbench-system/9")).contains("this fpbench reads 'fpbench-system/1'"))
+        #expect(refusal(good.replacingOccurrences(of: "\"{queries}\"", with: "\"{query}\"")).contains("query.batch must be 1 when the command takes {query}"))
+        #expect(refusal("{").contains("broken system file: The given data was not valid JSON"))
+    }
+}
+
+/// Systems run by the benchmark beside a built-in algorithm on catalog-ci: the example system answers;
+/// a system that crashes on one query, hangs, prints garbage, fails to index or is not installed is named
+/// with the reason, and nothing else is lost.
+@Suite(.serialized) struct SystemBenchmarkTests {
+    /// A copy of the example system file with other commands (shell scripts standing in for broken systems).
+    func variant(_ id: String, in folder: URL, edit: (inout [String: Any]) -> Void) throws -> OutsideSystem {
+        var json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: example))) as! [String: Any]
+        json["identifier"] = id
+        // Commands keep finding the example's script: {systemFolder} is the example's folder, written out.
+        let script = repository.appendingPathComponent("Systems/envelope-example/envelope_example.py").path
+        for step in ["version", "index", "query"] {
+            var part = json[step] as! [String: Any]
+            part["command"] = (part["command"] as! [String]).map { $0.replacingOccurrences(of: "{systemFolder}/envelope_example.py", with: script) }
+            json[step] = part
+        }
+        edit(&json)
+        let path = folder.appendingPathComponent("\(id).json").path
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: path))
+        return try OutsideSystem(file: path)
+    }
+
+    func query(_ json: inout [String: Any], _ command: [String], timeout: Double? = nil) {
+        var part = json["query"] as! [String: Any]
+        part["command"] = command
+        if let timeout {
+            part["timeoutSecondsPerCall"] = timeout
+            part["timeoutSecondsPerQuery"] = timeout
+        }
+        json["query"] = part
+    }
+
+    @Test func outsideSystemsAnswerBesideTheAlgorithmsAndTheirFailuresAreNamed() throws {
+        let folder = temporaryFolder()
+        let script = repository.appendingPathComponent("Systems/envelope-example/envelope_example.py").path
+        let systems = [
+            try OutsideSystem(file: example),
+            // Dies on one negative query (a batch fails, so every query is asked again alone).
+            try variant("crashes-on-one", in: folder) { query(&$0, ["sh", "-c", "for f; do case $f in *neg-001*) echo \"cannot decode $f\" >&2; exit 9;; esac; done; exec python3 \(script) query \"$@\"", "sh", "{state}", "{queries}"]) },
+            try variant("hangs", in: folder) { query(&$0, ["sh", "-c", "sleep 30", "sh", "{queries}"], timeout: 0.3) },
+            try variant("garbage", in: folder) { query(&$0, ["sh", "-c", "echo 'Segmentation fault (core dumped)'", "sh", "{queries}"]) },
+            try variant("cannot-index", in: folder) { json in
+                var part = json["index"] as! [String: Any]
+                part["command"] = ["sh", "-c", "echo 'database is locked' >&2; exit 1", "sh", "{catalogList}"]
+                json["index"] = part
+            },
+            try variant("not-installed", in: folder) { json in
+                json["version"] = ["command": ["no-such-program-fpbench"], "pattern": "x"]
+                json["install"] = "pip install no-such-system"
+            },
+        ]
+        var spec = BenchmarkSpec()
+        spec.queryLengths = [10]
+        spec.queriesPerLength = 4
+        spec.negativesPerLength = 3
+        spec.conditions = spec.conditions.filter { $0.id == "clean" }
+        var configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: [try AlgorithmRegistry.algorithm("haitsma-kalker")],
+                                                   spec: spec, seed: 2013, threads: 2, cacheFolder: nil, showProgress: false, toolVersion: "test")
+        configuration.systems = systems
+        configuration.systemStateFolder = folder.appendingPathComponent("state")
+        let (results, costs) = try Benchmark(configuration).run()
+        let metrics = BenchmarkMetrics(results)
+        func answers(_ id: String) -> [BenchmarkAnswer] { results.answers.filter { $0.algorithm == id } }
+
+        // Every system that ran answered every query (4 positives and 3 negatives, clean), in the same tables.
+        #expect(results.algorithms.map(\.identifier) == ["haitsma-kalker", "envelope-example", "crashes-on-one", "hangs", "garbage"])
+        #expect(["envelope-example", "crashes-on-one", "hangs", "garbage"].allSatisfy { answers($0).count == 7 })
+        #expect(results.failures.isEmpty)
+        // The example identifies clean 10 s queries (a toy, but a real one), and the crashing copy answers as it
+        // does everywhere but on the query it dies on, which counts as no match with the system's own words.
+        let correct = metrics.condition("envelope-example", 10, "clean")!.outcomes[Outcome.correct.rawValue]!
+        #expect(correct.total == 4 && correct.successes >= 3)
+        let crashed = answers("crashes-on-one").filter { $0.note != nil }
+        #expect(crashed.count == 1 && crashed[0].query == "10s-neg-001" && crashed[0].note!.contains("exit status 9: cannot decode"))
+        #expect(zip(answers("crashes-on-one"), answers("envelope-example")).allSatisfy { $0.query == "10s-neg-001" || $0.top == $1.top })
+        #expect(answers("hangs").allSatisfy { $0.top.isEmpty && $0.note!.contains("stopped after its time limit") })
+        #expect(answers("garbage").allSatisfy { $0.top.isEmpty && $0.note!.contains("line 1 cannot be read (not a JSON object): Segmentation fault") })
+        // The two that could not run are skipped with the reason and, when not installed, the install line.
+        #expect(results.skipped.contains { $0.item == "cannot-index" && $0.reason.contains("indexing failed (exit status 1): database is locked") })
+        #expect(results.skipped.contains { $0.item == "not-installed" && $0.reason.contains("install: pip install no-such-system") })
+        // Costs measured per process; the index is reused by the next run (and its costs kept).
+        let example = try #require(costs.systems?.first { $0.identifier == "envelope-example" })
+        #expect(example.indexCPUSeconds > 0 && example.indexBytesOnDisk > 0 && example.queries == 7 && example.aloneCPUSeconds != nil && !example.indexReused)
+        configuration.systems = [systems[0]]
+        let (again, againCosts) = try Benchmark(configuration).run()
+        #expect(againCosts.systems?.first?.indexReused == true && againCosts.systems?.first?.indexCPUSeconds == example.indexCPUSeconds)
+        #expect(again.answers.filter { $0.algorithm == "envelope-example" } == answers("envelope-example"))
+    }
+}
