@@ -96,6 +96,10 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
 
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure < configuration.berThreshold }
 
+    /// An inverted index of the words, looked up exactly as AcoustID's index does (Chromaprint itself has no
+    /// search); candidates verified by bit-error rate at the best alignment.
+    public func makeIndex() -> WordLookup<ExternalFingerprint> { WordLookup(flippingBits: false) }
+
     private func run(_ arguments: [String], folder: URL) throws -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -137,7 +141,7 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
 }
 
 /// The words an external command printed, and how long the command took (start-up included).
-public struct ExternalFingerprint: Fingerprint, Equatable {
+public struct ExternalFingerprint: WordFingerprint, Equatable {
     public var words: [UInt32]
     public var step: Double
     public var duration: Double
@@ -146,6 +150,12 @@ public struct ExternalFingerprint: Fingerprint, Equatable {
 
     public var subFingerprintCount: Int { words.count }
     public var byteCount: Int { words.count * 4 }
+
+    public func slice(from start: Double, duration: Double) -> (print: ExternalFingerprint, start: Double)? {
+        let range = sliceRange(count: words.count, step: step, from: start, duration: duration)
+        return (ExternalFingerprint(words: Array(words[range]), step: step, duration: Double(range.count) * step, commandSeconds: commandSeconds),
+                Double(range.lowerBound) * step)
+    }
 }
 
 public struct ExternalCommandError: Error, CustomStringConvertible {

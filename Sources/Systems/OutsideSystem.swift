@@ -111,11 +111,14 @@ public struct OutsideSystem: Sendable {
     }
 
     /// Every file's answer lines (or why there are none), and the calls made. A batch that fails is tried
-    /// again one query at a time, so one bad query does not take its batch's answers with it.
-    public func answer(_ files: [String], state: URL) -> (lines: [String: Result<[AnswerFormat.Line], SystemError>], calls: [Call]) {
+    /// again one query at a time, so one bad query does not take its batch's answers with it. `answered`
+    /// hears how many queries each batch settled (for progress).
+    public func answer(_ files: [String], state: URL, answered: (Int) -> Void = { _ in })
+        -> (lines: [String: Result<[AnswerFormat.Line], SystemError>], calls: [Call]) {
         var lines: [String: Result<[AnswerFormat.Line], SystemError>] = [:], calls: [Call] = []
         for start in stride(from: 0, to: files.count, by: description.query.batch) {
             let batch = Array(files[start..<min(files.count, start + description.query.batch)])
+            defer { answered(batch.count) }
             let result = call(batch, state: state)
             if let run = result.run { calls.append(run) }
             switch result.lines {

@@ -66,16 +66,16 @@ extension Benchmark {
     /// already failed for every algorithm), and what its calls cost.
     func answerSystems(_ systems: [IndexedSystem], files: SystemQueryFiles, asked: [BenchmarkAnswer], progress: Progress)
         -> (answers: [BenchmarkAnswer], costs: [BenchmarkCosts.SystemCosts]) {
-        var answers: [BenchmarkAnswer] = [], costs: [BenchmarkCosts.SystemCosts] = []
-        for indexed in systems {
-            let system = indexed.system, rate = system.description.audio.sampleRate
+        let ready = asked.filter { $0.failure == nil }
+        progress.start("querying outside systems", total: systems.count * ready.count)
+        // Systems side by side, one thread each: every process is measured on its own, so this changes no figure.
+        let perSystem = parallelMap(systems.count, threads: configuration.threads) { s -> ([BenchmarkAnswer], BenchmarkCosts.SystemCosts) in
+            let indexed = systems[s], system = indexed.system, rate = system.description.audio.sampleRate
             let path = { (question: BenchmarkAnswer) in files.path(rate: rate, query: question.query, condition: question.condition) }
-            let paths = asked.filter { $0.failure == nil }.map(path)
-            progress.start("querying \(system.identifier)", total: 1)
-            let (lines, calls) = system.answer(paths, state: indexed.state)
+            let paths = ready.map(path)
+            let (lines, calls) = system.answer(paths, state: indexed.state) { progress.advance(by: $0) }
             let alone = paths.first.flatMap { system.answer([$0], state: indexed.state).calls.first }
-            progress.finish()
-            for question in asked {
+            let answers = asked.map { question -> BenchmarkAnswer in
                 var answer = question
                 answer.algorithm = system.identifier
                 if answer.failure == nil {
@@ -83,11 +83,12 @@ extension Benchmark {
                     // The same words on every run: this run's temporary folder left out.
                     answer.note = answer.note?.replacingOccurrences(of: files.folder.path + "/", with: "")
                 }
-                answers.append(answer)
+                return answer
             }
-            costs.append(.init(indexed, calls: calls, alone: alone))
+            return (answers, BenchmarkCosts.SystemCosts(indexed, calls: calls, alone: alone))
         }
-        return (answers, costs)
+        progress.finish()
+        return (perSystem.flatMap { $0.0 }, perSystem.map { $0.1 })
     }
 
     /// A system's answer lines for one query as matches, best first. When it failed on the query (a crash,

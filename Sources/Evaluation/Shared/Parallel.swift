@@ -47,8 +47,8 @@ final class Progress: @unchecked Sendable {
         draw()
     }
 
-    func advance() {
-        lock.withLock { done += 1 }
+    func advance(by count: Int = 1) {
+        lock.withLock { done += count }
         draw()
     }
 

@@ -27,7 +27,7 @@ func indices(of times: [UInt32], from low: UInt32, to high: UInt32) -> Range<Int
 }
 
 /// The indices of a sequence of sub-fingerprints `step` seconds apart that cover [start, start + duration).
-func sliceRange(count: Int, step: Double, from start: Double, duration: Double) -> Range<Int> {
+public func sliceRange(count: Int, step: Double, from start: Double, duration: Double) -> Range<Int> {
     let first = min(count, max(0, Int((start / step).rounded(.down))))
     let end = min(count, max(first, Int(((start + duration) / step).rounded(.up))))
     return first..<end

@@ -78,11 +78,11 @@ public struct HaitsmaKalker: FramedFingerprinting, Parameterized {
 
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure < parameters.berThreshold }
 
-    public func makeIndex() -> SubFingerprintLookup { SubFingerprintLookup() }
+    public func makeIndex() -> WordLookup<HKFingerprint> { WordLookup(flippingBits: true) }
 }
 
 /// One 32-bit word per frame after the first.
-public struct HKFingerprint: Fingerprint, Equatable {
+public struct HKFingerprint: WordFingerprint, Equatable {
     public var words: [UInt32]
     public var step: Double
     public var duration: Double
