@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, fetches the small real-audio test datasets, checks that the
-# default dataset's renders depend on nothing outside their manifest (scripts/test_renders.py), builds once and
-# runs the whole test suite once. Ends with the test runner's closing lines.
+# default dataset's renders depend on nothing outside their manifest (scripts/test_renders.py), builds once,
+# runs every outside system that installs here on catalog-ci (scripts/test_systems.py) and runs the whole
+# test suite once. Ends with the test runner's closing lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh fluidsynth timidity
@@ -9,4 +10,6 @@ scripts/fetch-dataset.sh ci
 scripts/fetch-dataset.sh catalog-ci
 python3 scripts/test_renders.py
 swift build --build-tests
+# Each outside system of Systems/ that installs here (Debian, PyPI) run on catalog-ci; the others are skipped with the reason.
+python3 scripts/test_systems.py .build/debug/fpbench
 swift test --skip-build

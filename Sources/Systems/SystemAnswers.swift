@@ -15,6 +15,8 @@ public struct AnswerFormat: Sendable, Codable, Equatable {
     }
 
     public var format: Kind
+    /// csv only: the cell separator (default ","; Panako prints ";").
+    public var separator: String?
     public var pattern: String?
     public var query: String
     public var reference: String
@@ -29,6 +31,7 @@ public struct AnswerFormat: Sendable, Codable, Equatable {
             guard let pattern, (try? NSRegularExpression(pattern: pattern)) != nil else { return "answers.pattern: a regular expression is needed" }
             if let missing = fields.first(where: { !pattern.contains("(?<\($0)>") }) { return "answers.pattern has no group named \(missing)" }
         } else if pattern != nil { return "answers.pattern is for the regex format only" }
+        if let separator, format != .csv || separator.count != 1 { return "answers.separator: one character, for the csv format only" }
         if (score == nil) != (scoreScale == nil) { return "answers: score and scoreScale go together" }
         return scoreScale?.problem
     }
@@ -57,7 +60,7 @@ public struct AnswerFormat: Sendable, Codable, Equatable {
             let values: [String: String]
             switch format {
             case .csv:
-                let cells = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                let cells = line.split(separator: separator?.first ?? ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
                 if header == nil || cells == header! { header = cells; continue }
                 guard cells.count == header!.count else { throw unreadable(number, line, "\(cells.count) cells under a header of \(header!.count)") }
                 values = Dictionary(zip(header!, cells), uniquingKeysWith: { a, _ in a })

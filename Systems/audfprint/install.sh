@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 commit=cb03ba99feafd41b8874307f0f4e808a6ce34362   # master, 2019-09-23 (audfprint.py --version: 20150406)
+if grep -qs "$commit" installed/VERSION; then echo "audfprint: already installed ($(cat installed/VERSION))" >&2; exit 0; fi
 ../../scripts/setup.sh ffmpeg python3-venv
 source ../fetch-source.sh
 fetch_source "${AUDFPRINT_SOURCE:-}" https://github.com/dpwe/audfprint "$commit" installed/source AUDFPRINT_SOURCE

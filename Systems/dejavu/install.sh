@@ -11,6 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 commit=e56a4a221ad204654a191d217f92aebf3f058b62   # master, 2020-06-02
+if grep -qs "$commit" installed/VERSION; then echo "dejavu: already installed ($(cat installed/VERSION))" >&2; exit 0; fi
 ../../scripts/setup.sh ffmpeg python3-venv postgresql
 source ../fetch-source.sh
 # The code and its licence only (the repository also holds example MP3s).

@@ -6,9 +6,11 @@
 # qfp decodes with pydub, which calls ffmpeg (Debian).
 set -euo pipefail
 cd "$(dirname "$0")"
+version="qfp 0.2.0 (PyPI), numpy 1.26.4, scipy 1.15.3"
+if grep -qsF "$version" installed/VERSION; then echo "qfp: already installed ($version)" >&2; exit 0; fi
 ../../scripts/setup.sh ffmpeg python3-venv
 [ -x installed/venv/bin/python ] || python3 -m venv installed/venv
 installed/venv/bin/pip install -q --ignore-requires-python qfp==0.2.0 numpy==1.26.4 scipy==1.15.3 bitstring==3.1.9 pydub==0.25.1
 installed/venv/bin/python -c "import qfp" 
-echo "qfp 0.2.0 (PyPI), numpy 1.26.4, scipy 1.15.3" > installed/VERSION
+echo "$version" > installed/VERSION
 echo "qfp: installed $(cat installed/VERSION)" >&2

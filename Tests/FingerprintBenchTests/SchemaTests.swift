@@ -1,6 +1,7 @@
 import Degradation
 import Evaluation
 import Foundation
+import Systems
 import Testing
 
 /// A JSON value, decoded strictly (a boolean is never a number).
@@ -159,5 +160,25 @@ struct SchemaValidator {
         try Data(misspelt.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         #expect(throws: (any Error).self) { try Suite.load(file.path) }
+    }
+
+    /// Every system file shipped in Systems/ matches the system schema and loads; a misspelt field matches neither.
+    @Test func systemFilesMatchTheirSchema() throws {
+        let schema = try JSON.parse(try Data(contentsOf: Self.folder.appendingPathComponent("system.schema.json")))
+        let v = SchemaValidator(schemas: ["urn:fpbench:system:1": schema])
+        let folder = repositoryRoot.appendingPathComponent("Systems")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().compactMap { name -> String? in
+            let file = folder.appendingPathComponent(name).appendingPathComponent("\(name).json").path
+            return FileManager.default.fileExists(atPath: file) ? file : nil
+        }
+        #expect(files.count >= 5, "Systems/ ships the example and the peers' adapters")
+        for file in files {
+            let data = try Data(contentsOf: URL(fileURLWithPath: file))
+            let found = v.errors(try JSON.parse(data), schema, base: "urn:fpbench:system:1")
+            #expect(found.isEmpty, "\(found) in \(file)")
+            #expect(throws: Never.self) { try OutsideSystem(file: file) }
+            let misspelt = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\"displayName\"", with: "\"displayname\"")
+            #expect(!v.errors(try JSON.parse(Data(misspelt.utf8)), schema, base: "urn:fpbench:system:1").isEmpty)
+        }
     }
 }
