@@ -196,8 +196,8 @@ public enum BenchmarkReport {
         s += "query CPU, batched (ms per query) | one query alone, whole process (CPU ms) | query peak memory (MB) | calls |\n"
         s += "|---|---|---|---|---|---|---|---|---|\n"
         for x in systems {
-            s += "| \(x.identifier) | \(x.version) | " + (x.audioSecondsPerIndexCPUSecond.map { String(format: "%.0f", $0) } ?? "—")
-            s += (x.indexReused ? " (index reused)" : "") + String(format: " | %.0f | %.2f | ", Double(x.indexPeakResidentBytes) / 1e6, x.indexMebibytesPerHour)
+            s += "| \(x.identifier) | \(x.version) | " + (x.index.audioSecondsPerCPUSecond.map { String(format: "%.0f", $0) } ?? "—")
+            s += (x.indexReused ? " (index reused)" : "") + String(format: " | %.0f | %.2f | ", Double(x.index.peakResidentBytes) / 1e6, x.index.mebibytesPerHour)
             s += (x.batchedQueryMilliseconds.map { String(format: "%.1f", $0) } ?? "—") + " | "
             s += (x.aloneCPUSeconds.map { String(format: "%.0f", 1000 * $0) } ?? "—")
             s += String(format: " | %.0f | %d |\n", Double(x.queryPeakResidentBytes) / 1e6, x.calls)

@@ -38,18 +38,28 @@ public struct OutsideSystem: Sendable {
 
     // MARK: Indexing
 
-    /// What indexing cost, kept beside the index (`.fpbench-index.json`) so a run that reuses it still reports it.
-    public struct IndexRecord: Sendable, Codable, Equatable {
-        public var version: String
-        public var tracks: [String]
-        /// The paths the system was given (a converted track's WAV, else the track), as it may print them.
-        public var listed: [String]
+    /// What indexing cost, measured on the system's own processes.
+    public struct IndexCosts: Sendable, Codable, Equatable {
         public var audioSeconds: Double
+        /// Tracks fpbench converted to WAV first (their decoding is not in these figures).
         public var convertedTracks: Int
         public var cpuSeconds: Double
         public var wallSeconds: Double
         public var peakResidentBytes: Int
         public var bytesOnDisk: Int
+
+        public var audioSecondsPerCPUSecond: Double? { cpuSeconds > 0 ? audioSeconds / cpuSeconds : nil }
+        public var mebibytesPerHour: Double { audioSeconds > 0 ? Double(bytesOnDisk) / 1_048_576 / (audioSeconds / 3600) : 0 }
+    }
+
+    /// An index as fpbench left it, kept beside it (`.fpbench-index.json`) so a run that reuses it still
+    /// reports its costs.
+    public struct IndexRecord: Sendable, Codable, Equatable {
+        public var version: String
+        public var tracks: [String]
+        /// The paths the system was given (a converted track's WAV, else the track), as it may print them.
+        public var listed: [String]
+        public var costs: IndexCosts
     }
 
     /// The system's index of `tracks` (absolute paths) in `state`: reused when `state/.fpbench-index.json` says it
@@ -74,8 +84,9 @@ public struct OutsideSystem: Sendable {
             throw SystemError(system: identifier, reason: "indexing failed (\(run.ending)): \(Self.lastWords(run.errors))")
         }
         try? fm.removeItem(at: building.appendingPathComponent("audio"))  // converted tracks: the index holds what it needs
-        let record = IndexRecord(version: version, tracks: tracks, listed: listed, audioSeconds: audioSeconds, convertedTracks: converted, cpuSeconds: run.cpuSeconds,
-                                 wallSeconds: run.wallSeconds, peakResidentBytes: run.peakResidentBytes, bytesOnDisk: Self.bytes(in: building))
+        let costs = IndexCosts(audioSeconds: audioSeconds, convertedTracks: converted, cpuSeconds: run.cpuSeconds, wallSeconds: run.wallSeconds,
+                               peakResidentBytes: run.peakResidentBytes, bytesOnDisk: Self.bytes(in: building))
+        let record = IndexRecord(version: version, tracks: tracks, listed: listed, costs: costs)
         try JSONEncoder().encode(record).write(to: building.appendingPathComponent(Self.recordName))
         try? fm.removeItem(at: state)
         try fm.createDirectory(at: state.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -8,9 +8,9 @@ cd "$(dirname "$0")"
 commit=e5d89fba1b4ed9f5c8bd38ea3cdce799a6a67222   # Olaf main, 2026-05-20
 zig=0.15.2                                        # Olaf's .zigversion at that commit
 if grep -qs "$commit" installed/VERSION; then echo "olaf: already installed ($(cat installed/VERSION))" >&2; exit 0; fi
-../../scripts/setup.sh ffmpeg python3-venv
 source ../fetch-source.sh
 fetch_source "${OLAF_SOURCE:-}" https://github.com/JorenSix/Olaf "$commit" installed/source OLAF_SOURCE
+../../scripts/setup.sh ffmpeg python3-venv
 mkdir -p installed/bin
 [ -x installed/zig/bin/python ] || python3 -m venv installed/zig
 installed/zig/bin/pip install -q "ziglang==$zig"

@@ -13,9 +13,9 @@ set -euo pipefail
 cd "$(dirname "$0")"
 commit=b602429b683e6b79f0c9dc529c3b5bb0d3667d43   # master, 2023-12-19 (version 2.1)
 if grep -qs "$commit" installed/VERSION; then echo "panako: already installed ($(cat installed/VERSION))" >&2; exit 0; fi
-../../scripts/setup.sh ffmpeg default-jdk-headless
 source ../fetch-source.sh
 fetch_source "${PANAKO_SOURCE:-}" https://github.com/JorenSix/Panako "$commit" installed/source PANAKO_SOURCE
+../../scripts/setup.sh ffmpeg default-jdk-headless
 chmod +x installed/source/gradlew
 if ! (cd installed/source && timeout 600 ./gradlew --no-daemon -q shadowJar) > installed/build.log 2>&1; then
     echo "panako: the Gradle build failed: $(grep -m1 -E 'Exception|Could not|FAILURE' installed/build.log || tail -1 installed/build.log)" >&2

@@ -153,10 +153,10 @@ private let example = repository.appendingPathComponent("Systems/envelope-exampl
         #expect(results.skipped.contains { $0.item == "not-installed" && $0.reason.contains("install: pip install no-such-system") })
         // Costs measured per process; the index is reused by the next run (and its costs kept).
         let example = try #require(costs.systems?.first { $0.identifier == "envelope-example" })
-        #expect(example.indexCPUSeconds > 0 && example.indexBytesOnDisk > 0 && example.queries == 7 && example.aloneCPUSeconds != nil && !example.indexReused)
+        #expect(example.index.cpuSeconds > 0 && example.index.bytesOnDisk > 0 && example.queries == 7 && example.aloneCPUSeconds != nil && !example.indexReused)
         configuration.systems = [systems[0]]
         let (again, againCosts) = try Benchmark(configuration).run()
-        #expect(againCosts.systems?.first?.indexReused == true && againCosts.systems?.first?.indexCPUSeconds == example.indexCPUSeconds)
+        #expect(againCosts.systems?.first?.indexReused == true && againCosts.systems?.first?.index == example.index)
         #expect(again.answers.filter { $0.algorithm == "envelope-example" } == answers("envelope-example"))
     }
 }

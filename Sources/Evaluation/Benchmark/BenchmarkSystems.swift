@@ -21,26 +21,29 @@ extension Benchmark {
     func indexSystems(_ tracks: [String], durations: [Double], skipped: inout [RunResults.Problem], progress: Progress) -> [IndexedSystem] {
         let c = configuration
         let paths = tracks.map { URL(fileURLWithPath: c.dataset.path($0)).standardizedFileURL.path }
-        var indexed: [IndexedSystem] = []
         progress.start("indexing outside systems", total: c.systems.count)
-        for system in c.systems {
+        // Systems side by side, one thread each (each process is measured on its own).
+        let outcomes = parallelMap(c.systems.count, threads: c.threads) { s -> Result<IndexedSystem, SystemError> in
             defer { progress.advance() }
-            let version: String
-            switch system.installedVersion() {
-            case .success(let found): version = found
-            case .failure(let error): skipped.append(.init(item: system.identifier, reason: error.reason)); continue
+            let system = c.systems[s]
+            return system.installedVersion().flatMap { version in
+                let key = sha256Hex(Data((["fpbench-system-state/1", version] + paths).joined(separator: "\n").utf8)).prefix(16)
+                let state = c.systemStateFolder.appendingPathComponent("\(system.identifier)-\(key)")
+                do {
+                    let (record, reused) = try system.index(tracks: paths, audioSeconds: durations.reduce(0, +), state: state, version: version)
+                    return .success(IndexedSystem(system: system, version: version, record: record, state: state, reused: reused))
+                } catch let error as SystemError {
+                    return .failure(error)
+                } catch { return .failure(SystemError(system: system.identifier, reason: "indexing failed: \(error)")) }
             }
-            let key = sha256Hex(Data((["fpbench-system-state/1", version] + paths).joined(separator: "\n").utf8)).prefix(16)
-            let state = c.systemStateFolder.appendingPathComponent("\(system.identifier)-\(key)")
-            do {
-                let (record, reused) = try system.index(tracks: paths, audioSeconds: durations.reduce(0, +), state: state, version: version)
-                indexed.append(IndexedSystem(system: system, version: version, record: record, state: state, reused: reused))
-            } catch let error as SystemError {
-                skipped.append(.init(item: system.identifier, reason: error.reason))
-            } catch { skipped.append(.init(item: system.identifier, reason: "indexing failed: \(error)")) }
         }
         progress.finish()
-        return indexed
+        return zip(c.systems, outcomes).compactMap { system, outcome in
+            switch outcome {
+            case .success(let indexed): return indexed
+            case .failure(let error): skipped.append(.init(item: system.identifier, reason: error.reason)); return nil
+            }
+        }
     }
 
     /// The query files written for the systems, by sample rate: `folder/RATE/QUERY__CONDITION.wav`.
@@ -135,12 +138,7 @@ extension BenchmarkCosts {
         public var version: String
         /// The index came from an earlier run or another shard; its costs are the ones measured then.
         public var indexReused: Bool
-        public var catalogSeconds: Double
-        public var convertedTracks: Int
-        public var indexCPUSeconds: Double
-        public var indexWallSeconds: Double
-        public var indexPeakResidentBytes: Int
-        public var indexBytesOnDisk: Int
+        public var index: OutsideSystem.IndexCosts
         public var queries: Int
         public var calls: Int
         public var queryCPUSeconds: Double
@@ -149,16 +147,10 @@ extension BenchmarkCosts {
         public var aloneCPUSeconds: Double?
 
         init(_ indexed: Benchmark.IndexedSystem, calls: [OutsideSystem.Call], alone: OutsideSystem.Call?) {
-            let r = indexed.record
             identifier = indexed.system.identifier
             version = indexed.version
             indexReused = indexed.reused
-            catalogSeconds = r.audioSeconds
-            convertedTracks = r.convertedTracks
-            indexCPUSeconds = r.cpuSeconds
-            indexWallSeconds = r.wallSeconds
-            indexPeakResidentBytes = r.peakResidentBytes
-            indexBytesOnDisk = r.bytesOnDisk
+            index = indexed.record.costs
             queries = calls.reduce(0) { $0 + $1.queries }
             self.calls = calls.count
             queryCPUSeconds = calls.reduce(0) { $0 + $1.cpuSeconds }
@@ -166,9 +158,7 @@ extension BenchmarkCosts {
             aloneCPUSeconds = alone?.cpuSeconds
         }
 
-        public var audioSecondsPerIndexCPUSecond: Double? { indexCPUSeconds > 0 ? catalogSeconds / indexCPUSeconds : nil }
         /// CPU per query over the batched calls (each call's start-up shared by its queries).
         public var batchedQueryMilliseconds: Double? { queries > 0 ? 1000 * queryCPUSeconds / Double(queries) : nil }
-        public var indexMebibytesPerHour: Double { catalogSeconds > 0 ? Double(indexBytesOnDisk) / 1_048_576 / (catalogSeconds / 3600) : 0 }
     }
 }
