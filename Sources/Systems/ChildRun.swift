@@ -80,7 +80,7 @@ public struct ChildRun: Sendable {
 }
 
 /// The high-water mark of a process's resident memory, from /proc/PID/status (VmHWM), sampled on a
-/// background thread every millisecond until the process is gone; its last reading is the peak. With
+/// background thread until the process is gone; its last reading is the peak. With
 /// `group`, each sample also sums the resident memory (VmRSS) of every process in the child's process
 /// group, so a wrapper's or a decoder's subprocesses count while they run beside it.
 final class PeakWatch: @unchecked Sendable {
@@ -93,8 +93,15 @@ final class PeakWatch: @unchecked Sendable {
     init(pid: pid_t, group: Bool = false) {
         self.pid = pid
         self.group = group
+        // Every millisecond while the child is young (a short process's peak), then every 20 ms: the kernel
+        // keeps the child's own high-water mark, and scanning /proc for its group costs this process CPU.
         Thread.detachNewThread { [self] in
-            while !lock.withLock({ done }) { sample(); usleep(1000) }
+            var samples = 0
+            while !lock.withLock({ done }) {
+                sample()
+                samples += 1
+                usleep(samples < 100 || !group ? 1000 : 20_000)
+            }
         }
     }
 

@@ -121,62 +121,78 @@ public struct OutsideSystem: Sendable {
         public var peakResidentBytes: Int
     }
 
-    /// Every file's answer lines (or why there are none), and the calls made. A batch that fails is tried
-    /// again one query at a time, so one bad query does not take its batch's answers with it. `answered`
-    /// hears how many queries each batch settled (for progress).
+    /// Every file's answer lines (or why there are none), and the calls made, in batches. When a call
+    /// fails (a crash, its time limit, a line that cannot be read), what it printed before is kept, the
+    /// first query it said nothing about is asked alone (so a query that fails alone is the one named),
+    /// and the rest goes on in a new batch: one bad query costs one more call, and takes no other answer
+    /// with it. A call that printed nothing is retried one query at a time. `answered` hears how many
+    /// queries each call settled (for progress).
     public func answer(_ files: [String], state: URL, answered: (Int) -> Void = { _ in })
         -> (lines: [String: Result<[AnswerFormat.Line], SystemError>], calls: [Call]) {
         var lines: [String: Result<[AnswerFormat.Line], SystemError>] = [:], calls: [Call] = []
-        for start in stride(from: 0, to: files.count, by: description.query.batch) {
-            let batch = Array(files[start..<min(files.count, start + description.query.batch)])
-            defer { answered(batch.count) }
+        var pending = files[...]
+        while !pending.isEmpty {
+            let batch = Array(pending.prefix(description.query.batch))
             let result = call(batch, state: state)
-            if let run = result.run { calls.append(run) }
-            switch result.lines {
-            case .success(let answered): for (file, found) in answered { lines[file] = .success(found) }
-            case .failure(let error) where batch.count == 1: lines[batch[0]] = .failure(error)
-            case .failure:
-                for file in batch {
-                    let single = call([file], state: state)
-                    if let run = single.run { calls.append(run) }
-                    lines[file] = single.lines.map { $0[file] ?? [] }
-                }
+            calls += result.run.map { [$0] } ?? []
+            guard case .failure = result.outcome else {
+                for file in batch { lines[file] = .success(result.printed[file] ?? []) }
+                pending.removeFirst(batch.count)
+                answered(batch.count)
+                continue
             }
+            // Settled: the queries before the first one the call said nothing about. A call that said nothing
+            // at all (it hangs or crashes at once) gives nothing to go on: its queries are asked one at a time.
+            let silent = batch.firstIndex { result.printed[$0] == nil } ?? batch.count
+            for file in batch[..<silent] { lines[file] = .success(result.printed[file]!) }
+            let alone = silent == 0 ? batch : silent < batch.count ? [batch[silent]] : []
+            for file in alone {
+                let single = batch.count == 1 ? result : call([file], state: state)
+                if batch.count > 1 { calls += single.run.map { [$0] } ?? [] }
+                lines[file] = single.outcome.map { single.printed[file] ?? [] }
+            }
+            // A call that answered every query and failed after: the answers stand, the failure is not theirs.
+            let settled = silent == 0 ? batch.count : min(batch.count, silent + 1)
+            pending.removeFirst(settled)
+            answered(settled)
         }
         return (lines, calls)
     }
 
-    /// One call over `files`: its answer lines by file (every file present, answered or not).
-    func call(_ files: [String], state: URL) -> (lines: Result<[String: [AnswerFormat.Line]], SystemError>, run: Call?) {
+    /// One call over `files`: the answer lines it printed, by file, for each file it printed a line about
+    /// (a "no match" line too; on failure, only complete lines before the failure), and whether it succeeded.
+    func call(_ files: [String], state: URL) -> (outcome: Result<Void, SystemError>, printed: [String: [AnswerFormat.Line]], run: Call?) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-system-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let listFile = folder.appendingPathComponent("queries.txt")
         let file = { (path: String) in URL(fileURLWithPath: path).lastPathComponent }
         let name = files.count == 1 ? "query file \(file(files[0]))" : "query files \(file(files[0])) ... \(file(files[files.count - 1]))"
+        let fail = { (reason: String) in SystemError(system: self.identifier, reason: "\(name): \(reason)") }
+        let run: ChildRun
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let listFile = folder.appendingPathComponent("queries.txt")
             try Data(files.map { $0 + "\n" }.joined().utf8).write(to: listFile)
             let values = ["state": state.path, "queryList": listFile.path, "query": files[0]]
-            let run = try start(expand(description.query.command, values, queries: files), values,
-                                timeout: description.query.timeoutSecondsPerCall + description.query.timeoutSecondsPerQuery * Double(files.count))
-            let measured = Call(queries: files.count, cpuSeconds: run.cpuSeconds, wallSeconds: run.wallSeconds, peakResidentBytes: run.peakResidentBytes)
-            guard run.status == 0, !run.timedOut else {
-                return (.failure(SystemError(system: identifier, reason: "\(name): \(run.ending): \(Self.lastWords(run.errors))")), measured)
-            }
-            var byFile = Dictionary(uniqueKeysWithValues: files.map { ($0, [AnswerFormat.Line]()) })
-            let byName = Dictionary(files.map { (URL(fileURLWithPath: $0).lastPathComponent, $0) }, uniquingKeysWith: { a, _ in a })
-            for line in try description.answers.parse(String(decoding: run.output, as: UTF8.self)) {
-                guard let file = byFile[line.query] != nil ? line.query : byName[URL(fileURLWithPath: line.query).lastPathComponent] else {
+            run = try start(expand(description.query.command, values, queries: files), values,
+                            timeout: description.query.timeoutSecondsPerCall + description.query.timeoutSecondsPerQuery * Double(files.count))
+        } catch { return (.failure(fail("\(error)")), [:], nil) }
+        let measured = Call(queries: files.count, cpuSeconds: run.cpuSeconds, wallSeconds: run.wallSeconds, peakResidentBytes: run.peakResidentBytes)
+        var text = String(decoding: run.output, as: UTF8.self)
+        let succeeded = run.status == 0 && !run.timedOut
+        if !succeeded, let cut = text.lastIndex(of: "\n") { text = String(text[...cut]) } else if !succeeded { text = "" }
+        var printed: [String: [AnswerFormat.Line]] = [:]
+        let byName = Dictionary(files.map { (file($0), $0) }, uniquingKeysWith: { a, _ in a })
+        do {
+            for line in try description.answers.parse(text) {
+                guard let asked = files.contains(line.query) ? line.query : byName[file(line.query)] else {
                     throw SystemError(system: identifier, reason: "an answer names query '\(line.query)', which it was not asked")
                 }
-                if line.reference != nil { byFile[file]!.append(line) }
+                printed[asked, default: []] += line.reference == nil ? [] : [line]
             }
-            return (.success(byFile), measured)
         } catch let error as SystemError {
-            return (.failure(SystemError(system: identifier, reason: "\(name): \(error.reason)")), nil)
-        } catch {
-            return (.failure(SystemError(system: identifier, reason: "\(name): \(error)")), nil)
-        }
+            return (.failure(fail(error.reason)), succeeded ? [:] : printed, measured)
+        } catch { return (.failure(fail("\(error)")), [:], measured) }
+        return (succeeded ? .success(()) : .failure(fail("\(run.ending): \(Self.lastWords(run.errors))")), printed, measured)
     }
 
     // MARK: Commands
