@@ -60,7 +60,7 @@ public struct ChildRun: Sendable {
         let peak = PeakWatch(pid: pid, group: wholeGroup)
         var status: Int32 = 0, usage = rusage(), timedOut = false
         while wait4(pid, &status, WNOHANG, &usage) == 0 {
-            peak.sample()
+            peak.sample(group: false)  // the child's own mark, cheap; the watcher thread scans its group
             if let timeout, !timedOut, (ContinuousClock.now - clock) > .seconds(timeout) {
                 kill(-pid, SIGKILL)
                 timedOut = true
@@ -105,9 +105,9 @@ final class PeakWatch: @unchecked Sendable {
         }
     }
 
-    func sample() {
+    func sample(group: Bool? = nil) {
         var bytes = Self.field("VmHWM:", of: pid) ?? 0
-        if group {
+        if group ?? self.group {
             let members = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }.filter { member in
                 // /proc/N/stat: "N (name) state ppid pgrp ..."; the name may hold spaces, so read after its ')'.
                 guard let stat = try? String(contentsOfFile: "/proc/\(member)/stat", encoding: .utf8),
