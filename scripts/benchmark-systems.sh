@@ -2,7 +2,7 @@
 # The field's systems on the same table: installs each outside system of Systems/ (its own install.sh;
 # one that cannot be installed here is said and left out), then runs the identification benchmark on the
 # catalog (the same seed, queries and conditions as Reports/benchmark) with every built-in algorithm,
-# Chromaprint's fpcalc with our AcoustID-style index (Algorithms/chromaprint-fpcalc.json) and every
+# Chromaprint's fpcalc with our AcoustID-style index (Algorithms/chromaprint-fpcalc-indexed.json) and every
 # installed system. The reference of this run is Reports/benchmark-systems.
 #   scripts/benchmark-systems.sh [--out FOLDER] [more fpbench benchmark options]
 # Without network, give the systems built from source a local copy, for example
@@ -19,5 +19,5 @@ chosen=()
 for s in $systems; do
     if Systems/$s/install.sh; then chosen+=(--system "Systems/$s/$s.json"); else echo "benchmark-systems: $s left out: its install failed (above)" >&2; fi
 done
-.build/release/fpbench benchmark --dataset catalog --external Algorithms/chromaprint-fpcalc.json \
+.build/release/fpbench benchmark --dataset catalog --external Algorithms/chromaprint-fpcalc-indexed.json \
     "${chosen[@]}" --out Reports/latest/benchmark-systems "$@"

@@ -20,6 +20,8 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
         public var minimumDuration: Double
         /// A match when the bit-error rate is below this.
         public var berThreshold: Double
+        /// How a catalog is searched (absent: brute force).
+        public var search: Search?
         /// How to get the command, shown when it is missing.
         public var install: String
         public var parameters: [Parameter]
@@ -31,6 +33,14 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
         case words
         /// `{"words": [...]}`.
         case json
+    }
+
+    /// How a catalog of the command's fingerprints is searched.
+    public enum Search: String, Sendable, Codable {
+        /// Every reference compared (the thesis suite's small catalogs).
+        case bruteForce = "brute-force"
+        /// An inverted index of the 32-bit words, looked up exactly as AcoustID's index looks up Chromaprint's.
+        case words
     }
 
     /// The built-in metrics; the only one so far compares 32-bit words by bit-error rate at the best alignment.
@@ -70,7 +80,10 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
     public var offsetResolution: Double? { configuration.wordDuration }
     public var rawFigureName: String { "bit-error rate" }
     public var profile: Profile {
-        Profile(configuration.parameters + [
+        Profile(configuration.parameters + (configuration.search == .words ? [
+            Parameter("search", "inverted index of the 32-bit words, exact lookups, offsets voted; candidates verified by BER",
+                      source: "AcoustID's index over Chromaprint (Lalinský, acoustid-index); the index is ours"),
+        ] : []) + [
             Parameter("command", configuration.command.joined(separator: " "), source: "external configuration"),
             Parameter("compare", "\(configuration.compare.rawValue) at the best alignment, match below \(configuration.berThreshold)",
                       source: "external configuration; the metric is built in"),
@@ -96,9 +109,11 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
 
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure < configuration.berThreshold }
 
-    /// An inverted index of the words, looked up exactly as AcoustID's index does (Chromaprint itself has no
-    /// search); candidates verified by bit-error rate at the best alignment.
-    public func makeIndex() -> WordLookup<ExternalFingerprint> { WordLookup(flippingBits: false) }
+    /// Brute force, or (`"search": "words"`) an inverted index of the words, looked up exactly as AcoustID's
+    /// index does (Chromaprint itself has no search); candidates verified by bit-error rate at the best alignment.
+    public func makeIndex() -> ExternalIndex {
+        configuration.search == .words ? .words(WordLookup(flippingBits: false)) : .bruteForce(BruteForceIndex())
+    }
 
     private func run(_ arguments: [String], folder: URL) throws -> Data {
         let process = Process()
@@ -137,6 +152,47 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
             throw ExternalCommandError(command: configuration.command, reason: "output is not a list of 32-bit words: \(text.prefix(80))")
         }
         return words
+    }
+}
+
+/// An external algorithm's catalog index: brute force or its words looked up.
+public enum ExternalIndex: FingerprintIndex {
+    case bruteForce(BruteForceIndex<ExternalFingerprint>)
+    case words(WordLookup<ExternalFingerprint>)
+
+    public mutating func add(_ print: ExternalFingerprint, reference: Int) {
+        switch self {
+        case .bruteForce(var index): index.add(print, reference: reference); self = .bruteForce(index)
+        case .words(var index): index.add(print, reference: reference); self = .words(index)
+        }
+    }
+    public mutating func seal() {
+        if case .words(var index) = self { index.seal(); self = .words(index) }
+    }
+    public func candidates(for query: ExternalFingerprint, limit: Int) -> [Candidate] {
+        switch self {
+        case .bruteForce(let index): index.candidates(for: query, limit: limit)
+        case .words(let index): index.candidates(for: query, limit: limit)
+        }
+    }
+    public var isIndexed: Bool { if case .words = self { true } else { false } }
+    public var byteCount: Int {
+        switch self {
+        case .bruteForce(let index): index.byteCount
+        case .words(let index): index.byteCount
+        }
+    }
+    public func save(to writer: inout IndexFile.Writer) {
+        switch self {
+        case .bruteForce(let index): index.save(to: &writer)
+        case .words(let index): index.save(to: &writer)
+        }
+    }
+    public mutating func load(from reader: IndexFile.Reader) throws {
+        switch self {
+        case .bruteForce(var index): try index.load(from: reader); self = .bruteForce(index)
+        case .words(var index): try index.load(from: reader); self = .words(index)
+        }
     }
 }
 

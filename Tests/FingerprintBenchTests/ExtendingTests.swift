@@ -1,4 +1,5 @@
 import AudioIO
+import DSP
 @testable import Evaluation
 @testable import Fingerprinting
 import Foundation
@@ -24,6 +25,25 @@ import Testing
         #expect(identity.score == 1 && identity.rawFigure == 0 && algorithm.isMatch(identity))
         let other = try algorithm.fingerprint(sine(frequency: 1234, duration: 1, sampleRate: 8000))
         #expect(algorithm.compare(query: other, reference: print).score < 1)
+    }
+
+    /// With "search": "words" a catalog looks the words up (an index: the benchmark keeps it above its hour
+    /// limit) and finds an excerpt's reference and offset; without, it is brute force.
+    @Test func aWordsSearchIndexesTheCatalog() throws {
+        var words = configuration(command: ["od", "-An", "-v", "-tu4", "{input}"])
+        #expect(!Catalog(algorithm: AnyAlgorithm(try ExternalAlgorithm(configuration: words))).isIndexed)
+        words.search = .words
+        let algorithm = AnyAlgorithm(try ExternalAlgorithm(configuration: words))
+        let catalog = Catalog(algorithm: algorithm)
+        #expect(catalog.isIndexed)
+        let noise = SeededNoise(seed: 7)
+        let recordings = (0..<3).map { _ in Audio(samples: (0..<16_000).map { _ in Float(noise.unit() - 0.5) }, sampleRate: 8000) }
+        for (i, recording) in recordings.enumerated() { catalog.add(try algorithm.fingerprint(recording), name: "r\(i)") }
+        catalog.seal()
+        // Samples 4,000-8,000 of the second recording: 16-bit samples two to a word, so the same words.
+        let top = try #require(catalog.search(try algorithm.fingerprint(recordings[1].slice(start: 0.5, duration: 0.5)), limit: 1).first)
+        // Only the WAV header's words differ; the offset is 2,000 words at this configuration's 0.5 ms a word.
+        #expect(top.reference == "r1" && top.comparison.rawFigure < 0.01 && abs(top.comparison.offset - 1) < 1e-9)
     }
 
     @Test func aFailingCommandIsReportedWithItsReason() throws {
