@@ -72,6 +72,7 @@ public struct OutsideSystem: Sendable {
             return (record, true)
         }
         let fm = FileManager.default
+        Self.removeAbandonedBuilds(of: state)
         let building = state.deletingLastPathComponent().appendingPathComponent(".\(state.lastPathComponent)-\(getpid())-\(UUID().uuidString.prefix(8))")
         try fm.createDirectory(at: building, withIntermediateDirectories: true)
         defer { try? fm.removeItem(at: building) }
@@ -92,6 +93,15 @@ public struct OutsideSystem: Sendable {
         try fm.createDirectory(at: state.deletingLastPathComponent(), withIntermediateDirectories: true)
         try fm.moveItem(at: building, to: state)
         return (record, false)
+    }
+
+    /// Half-built indexes of `state` left by processes that are gone (a run killed while indexing).
+    static func removeAbandonedBuilds(of state: URL) {
+        let parent = state.deletingLastPathComponent(), prefix = ".\(state.lastPathComponent)-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? [] where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).split(separator: "-").first ?? ""), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
+        }
     }
 
     /// `catalog.txt`: one path a line, each track as it is when the system reads its format, else converted

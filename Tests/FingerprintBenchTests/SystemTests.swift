@@ -154,9 +154,19 @@ private let example = repository.appendingPathComponent("Systems/envelope-exampl
         // Costs measured per process; the index is reused by the next run (and its costs kept).
         let example = try #require(costs.systems?.first { $0.identifier == "envelope-example" })
         #expect(example.index.cpuSeconds > 0 && example.index.bytesOnDisk > 0 && example.queries == 7 && example.aloneCPUSeconds != nil && !example.indexReused)
+        // A half-built index left by a process that is gone is cleared when the system next indexes.
+        let stateFolder = configuration.systemStateFolder
+        let abandoned = try #require(try FileManager.default.contentsOfDirectory(atPath: stateFolder.path).first { $0.hasPrefix("envelope-example-") })
+        let leftover = stateFolder.appendingPathComponent(".\(abandoned)-999999999-dead")
+        try FileManager.default.createDirectory(at: leftover, withIntermediateDirectories: true)
+        try FileManager.default.removeItem(at: stateFolder.appendingPathComponent(abandoned).appendingPathComponent(".fpbench-index.json"))
         configuration.systems = [systems[0]]
+        let (rebuilt, rebuiltCosts) = try Benchmark(configuration).run()
+        #expect(!FileManager.default.fileExists(atPath: leftover.path))
+        #expect(rebuilt.answers.filter { $0.algorithm == "envelope-example" } == answers("envelope-example"))
         let (again, againCosts) = try Benchmark(configuration).run()
-        #expect(againCosts.systems?.first?.indexReused == true && againCosts.systems?.first?.index == example.index)
+        #expect(againCosts.systems?.first?.indexReused == true && againCosts.systems?.first?.index == rebuiltCosts.systems?.first?.index)
+        #expect(rebuiltCosts.systems?.first?.indexReused == false)
         #expect(again.answers.filter { $0.algorithm == "envelope-example" } == answers("envelope-example"))
     }
 }
