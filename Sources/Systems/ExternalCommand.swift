@@ -206,12 +206,6 @@ public struct ExternalFingerprint: WordFingerprint, Equatable {
 
     public var subFingerprintCount: Int { words.count }
     public var byteCount: Int { words.count * 4 }
-
-    public func slice(from start: Double, duration: Double) -> (print: ExternalFingerprint, start: Double)? {
-        let range = sliceRange(count: words.count, step: step, from: start, duration: duration)
-        return (ExternalFingerprint(words: Array(words[range]), step: step, duration: Double(range.count) * step, commandSeconds: commandSeconds),
-                Double(range.lowerBound) * step)
-    }
 }
 
 public struct ExternalCommandError: Error, CustomStringConvertible {

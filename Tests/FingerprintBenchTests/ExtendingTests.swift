@@ -39,6 +39,9 @@ import Testing
         let noise = SeededNoise(seed: 7)
         let recordings = (0..<3).map { _ in Audio(samples: (0..<16_000).map { _ in Float(noise.unit() - 0.5) }, sampleRate: 8000) }
         for (i, recording) in recordings.enumerated() { catalog.add(try algorithm.fingerprint(recording), name: "r\(i)") }
+        // Word fingerprints are cut for verification (the Fingerprint requirement, through generic dispatch).
+        func wordsCut<F: Fingerprint>(_ print: F) -> Int? { print.slice(from: 0.5, duration: 0.25)?.print.subFingerprintCount }
+        #expect(wordsCut(try #require(try algorithm.fingerprint(recordings[0]).base as? ExternalFingerprint)) == 500)
         catalog.seal()
         // Samples 4,000-8,000 of the second recording: 16-bit samples two to a word, so the same words.
         let top = try #require(catalog.search(try algorithm.fingerprint(recordings[1].slice(start: 0.5, duration: 0.5)), limit: 1).first)

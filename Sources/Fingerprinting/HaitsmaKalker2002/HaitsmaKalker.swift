@@ -89,10 +89,4 @@ public struct HKFingerprint: WordFingerprint, Equatable {
 
     public var subFingerprintCount: Int { words.count }
     public var byteCount: Int { words.count * 4 }
-
-    public func slice(from start: Double, duration: Double) -> (print: HKFingerprint, start: Double)? {
-        let range = sliceRange(count: words.count, step: step, from: start, duration: duration)
-        return (HKFingerprint(words: Array(words[range]), step: step, duration: Double(range.count) * step),
-                Double(range.lowerBound) * step)
-    }
 }
