@@ -135,6 +135,7 @@ import Testing
         "constellation": (2, "685281d042deec10cc686accf65ec25a063c466cefdae8db3d6db5ba667e303f"),
         "haitsma-kalker": (2, "904a57c06ede713aeb1f031b0fb173b9f235d4920bb904b5f749ca98ae6c0f4d"),
         "chroma-baseline": (2, "fb856e5a8df65115790a1611956dfcb6fe134bf1f5f0b128dddc0d7bede19921"),
+        "panako": (1, "8b9493b97792370138009b521b19385401abbe6598ec6fe440ce2e57f3ed14cd"),
     ]
 
     /// 6 s of two gliding tones over seeded pink noise, at the algorithm's rate.

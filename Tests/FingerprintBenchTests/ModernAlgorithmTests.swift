@@ -5,12 +5,12 @@ import Foundation
 import Testing
 
 @Suite struct ModernAlgorithmTests {
-    static let modern = ["waveprint", "constellation", "haitsma-kalker"]
+    static let modern = ["waveprint", "constellation", "haitsma-kalker", "panako"]
 
     /// A crop at a seeded offset (not on any frame grid) is found at that offset, within one hop.
     /// Waveprint's bands stop at 2 kHz, below most of the finch's song (68 % of its energy is above
     /// 2,756 Hz), so it is held to the storm-petrels, whose calls sit in its bands.
-    @Test(arguments: [("constellation", 256.0 / 11_025), ("haitsma-kalker", 64.0 / 5512), ("waveprint", 64.0 / 5512)])
+    @Test(arguments: [("constellation", 256 / 11_025.0), ("haitsma-kalker", 64 / 5512.0), ("waveprint", 64 / 5512.0), ("panako", 128 / 16_000.0)] as [(String, Double)])
     func aSeededCropIsFoundAtItsOffset(identifier: String, hop: Double) throws {
         let algorithm = try AlgorithmRegistry.algorithm(identifier)
         let noise = SeededNoise(seed: 2026)

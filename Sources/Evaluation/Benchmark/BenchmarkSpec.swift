@@ -59,7 +59,9 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
         systems = try c.decodeIfPresent([String].self, forKey: .systems)
     }
 
-    /// Clean; white noise at 10, 5 and 0 dB SNR; speech babble at 5 dB; the simulated playback chain of test 4.
+    /// Clean; white noise at 10, 5 and 0 dB SNR; speech babble at 5 dB; the simulated playback chain of test 4;
+    /// the field's hard cases: speed ±5 % (a radio station's, a turntable's), tempo ±10 % with the pitch
+    /// kept (a time-stretched edit), ±1 semitone with the tempo kept (a transposed stream).
     public static let standardConditions = [
         BenchmarkCondition(id: "clean", title: "clean"),
         BenchmarkCondition(id: "white-10dB", title: "white noise, 10 dB SNR", noise: NoiseSpec(kind: .whiteGaussian, level: .snr(dB: 10))),
@@ -67,6 +69,12 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
         BenchmarkCondition(id: "white-0dB", title: "white noise, 0 dB SNR", noise: NoiseSpec(kind: .whiteGaussian, level: .snr(dB: 0))),
         BenchmarkCondition(id: "babble-5dB", title: "speech babble, 5 dB SNR", noise: NoiseSpec(kind: .recording("babble"), level: .snr(dB: 5))),
         BenchmarkCondition(id: "playback", title: "simulated loudspeaker, room, microphone (test 4)", playback: .phone),
+        BenchmarkCondition(id: "speed-0.95", title: "5 % slower, pitch with it", stages: [StageSpec(SpeedStage(0.95))]),
+        BenchmarkCondition(id: "speed-1.05", title: "5 % faster, pitch with it", stages: [StageSpec(SpeedStage(1.05))]),
+        BenchmarkCondition(id: "tempo-0.9", title: "10 % slower, pitch kept", stages: [StageSpec(TempoStage(0.9))]),
+        BenchmarkCondition(id: "tempo-1.1", title: "10 % faster, pitch kept", stages: [StageSpec(TempoStage(1.1))]),
+        BenchmarkCondition(id: "pitch-down", title: "a semitone down, tempo kept", stages: [StageSpec(PitchStage(-1))]),
+        BenchmarkCondition(id: "pitch-up", title: "a semitone up, tempo kept", stages: [StageSpec(PitchStage(1))]),
     ]
 
     /// Reads a spec file, naming the field that is wrong.

@@ -7,6 +7,7 @@ public enum AlgorithmRegistry {
         AnyAlgorithm(Constellation()),
         AnyAlgorithm(HaitsmaKalker()),
         AnyAlgorithm(ChromaBaseline()),
+        AnyAlgorithm(Panako()),
     ]
 
     public static var identifiers: [String] { all.map(\.identifier) }

@@ -41,11 +41,15 @@ public struct Comparison: Sendable, Codable, Equatable {
     public var offset: Double
     /// The figure the algorithm reports natively (MAA's count of matching windows, a bit-error rate, ...).
     public var rawFigure: Double
+    /// Seconds of reference per second of query along the match (1.05: the query plays 5 % fast), for
+    /// algorithms that find it (Panako); nil for the others, which assume 1.
+    public var timeFactor: Double?
 
-    public init(score: Double, offset: Double, rawFigure: Double) {
+    public init(score: Double, offset: Double, rawFigure: Double, timeFactor: Double? = nil) {
         self.score = score
         self.offset = offset
         self.rawFigure = rawFigure
+        self.timeFactor = timeFactor
     }
 }
 

@@ -84,4 +84,6 @@ public enum Citation {
     public static let wang = "Wang 2003"
     public static let audfprint = "audfprint (Ellis 2014)"
     public static let haitsmaKalker = "Haitsma & Kalker 2002"
+    public static let panako = "Six 2022 (Panako 2.1)"
+    public static let panakoConfiguration = "Panako 2.1 defaults"
 }

@@ -81,7 +81,7 @@ public struct Constellation: StreamingFingerprinting, Parameterized {
         ConstellationStream(parameters: parameters, shifts: role == .query ? max(1, parameters.queryShifts) : 1)
     }
 
-    public func compare(query: ConstellationFingerprint, reference: ConstellationFingerprint) -> Comparison {
+    public func compare(query: HashFingerprint, reference: HashFingerprint) -> Comparison {
         OffsetHistogramMatcher.compare(query: query, reference: reference)
     }
 
@@ -108,7 +108,12 @@ public final class ConstellationStream: PrintStream {
         lateFrames = offsets.map { $0 * 2 >= parameters.hop ? 1 : 0 }
         let spectrum = FrameFrontEnd.power(STFT(frameSize: parameters.fftSize, hop: parameters.hop, window: .hann))
         frames = skips.map { _ in spectrum.stream() }
-        pickers = skips.map { _ in PeakPicker(parameters: parameters) }
+        let columns = parameters.fftSize / 2 + 1
+        // Bins 1 ... 255: DC carries no pitch and the Nyquist bin does not fit the 8-bit f1 field.
+        let neighbourhood = PeakNeighbourhood(binRadius: parameters.peakBinRadius, frameRadius: parameters.peakFrameRadius,
+                                              perFrame: parameters.peaksPerFrame, floorDecibels: parameters.peakFloorDecibels,
+                                              bins: 1..<min(columns - 1, 1 << PeakPairHash.f1.width))
+        pickers = skips.map { _ in PeakPicker(columns: columns, neighbourhood: neighbourhood) }
     }
 
     public func consume(_ block: UnsafeBufferPointer<Float>) {
@@ -119,7 +124,7 @@ public final class ConstellationStream: PrintStream {
         }
     }
 
-    public func finish(duration: Double) -> ConstellationFingerprint {
+    public func finish(duration: Double) -> HashFingerprint {
         // (time << 32 | hash): sorting orders by time, then hash.
         var keys: [UInt64] = []
         for shift in pickers.indices {
@@ -127,35 +132,6 @@ public final class ConstellationStream: PrintStream {
                 keys.append(UInt64(pair.time + lateFrames[shift]) << 32 | UInt64(pair.hash))
             }
         }
-        keys.sort()
-        var unique = 0
-        for key in keys where unique == 0 || key != keys[unique - 1] {
-            keys[unique] = key
-            unique += 1
-        }
-        keys.removeLast(keys.count - unique)
-        return ConstellationFingerprint(hashes: keys.map { UInt32(truncatingIfNeeded: $0) }, times: keys.map { UInt32($0 >> 32) },
-                                        step: Double(parameters.hop) / parameters.sampleRate, duration: duration)
-    }
-}
-
-/// Peak-pair hashes with the frame of their anchor peak, in time order.
-public struct ConstellationFingerprint: Fingerprint, Equatable {
-    public var hashes: [UInt32]
-    public var times: [UInt32]
-    public var step: Double
-    public var duration: Double
-
-    public var subFingerprintCount: Int { hashes.count }
-    /// A 20-bit hash and an anchor time, stored as 4 + 4 bytes.
-    public var byteCount: Int { hashes.count * 8 }
-
-    public func slice(from start: Double, duration: Double) -> (print: ConstellationFingerprint, start: Double)? {
-        let frames = sliceRange(count: Int((self.duration / step).rounded(.up)) + 1, step: step, from: start, duration: duration)
-        let first = UInt32(frames.lowerBound), end = UInt32(frames.upperBound)
-        let kept = indices(of: times, from: first, to: end)
-        return (ConstellationFingerprint(hashes: Array(hashes[kept]), times: times[kept].map { $0 - first },
-                                         step: step, duration: Double(frames.count) * step),
-                Double(first) * step)
+        return HashFingerprint(keys: keys, step: Double(parameters.hop) / parameters.sampleRate, duration: duration)
     }
 }

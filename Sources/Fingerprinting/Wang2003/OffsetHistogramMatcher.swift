@@ -1,7 +1,7 @@
 /// Wang's matching: every hash the query shares with the reference votes for the time offset between
 /// them; the best offset's hits (±1 frame) are the time-aligned matches.
 enum OffsetHistogramMatcher {
-    static func compare(query: ConstellationFingerprint, reference: ConstellationFingerprint) -> Comparison {
+    static func compare(query: HashFingerprint, reference: HashFingerprint) -> Comparison {
         let shared = SharedHashes(query, reference)
         guard let lastQueryTime = query.times.last, let best = bestOffset(shared, lowest: -Int(lastQueryTime),
                                                                           highest: Int(reference.times.last ?? 0)) else {
@@ -46,8 +46,8 @@ struct SharedHashes {
     private let query: [UInt64]
     private let reference: [UInt64]
 
-    init(_ query: ConstellationFingerprint, _ reference: ConstellationFingerprint) {
-        func keys(_ print: ConstellationFingerprint) -> [UInt64] { zip(print.hashes, print.times).map { UInt64($0) << 32 | UInt64($1) }.sorted() }
+    init(_ query: HashFingerprint, _ reference: HashFingerprint) {
+        func keys(_ print: HashFingerprint) -> [UInt64] { zip(print.hashes, print.times).map { UInt64($0) << 32 | UInt64($1) }.sorted() }
         self.query = keys(query)
         self.reference = keys(reference)
     }
@@ -87,17 +87,15 @@ public struct InvertedHashIndex: FingerprintIndex {
 
     public init() {}
 
-    public mutating func add(_ print: ConstellationFingerprint, reference: Int) {
+    public mutating func add(_ print: HashFingerprint, reference: Int) {
         precondition(reference == postings.referenceCount, "references are added in order")
-        let length = max(Int(print.times.last ?? 0) + 1, Int((print.duration / print.step).rounded(.up)))
-        let first = postings.addReference(length: length)
-        for (hash, time) in zip(print.hashes, print.times) { postings.append(key: hash, position: first + time) }
+        postings.add(print)
         step = print.step
     }
 
     public mutating func seal() { postings.seal() }
 
-    public func candidates(for query: ConstellationFingerprint, limit: Int) -> [Candidate] {
+    public func candidates(for query: HashFingerprint, limit: Int) -> [Candidate] {
         var votes = OffsetVotes(tolerance: 1)
         for (hash, time) in zip(query.hashes, query.times) {
             postings.forEachPosition(of: hash, limit: Self.commonHashLimit) { votes.add(globalOffset: Int($0) - Int(time)) }

@@ -1,21 +1,32 @@
 import Foundation
 import DSP
 
-/// A spectrogram peak: frame index and FFT bin.
+/// A spectrogram peak (an event point): frame index, bin and power.
 struct Peak: Equatable {
     var frame: Int
     var bin: Int
+    var value: Float = 0
 }
 
-/// Finds the constellation as the power spectrogram's rows come: local maxima within ±peakBinRadius
-/// bins and ±peakFrameRadius frames, at most peaksPerFrame per frame (the strongest), above a floor
-/// peakFloorDecibels below the recording's loudest bin. A frame is examined once the frames after it
+/// What makes a spectrogram value a peak: the largest within ±binRadius bins and ±frameRadius frames,
+/// among the frame's `perFrame` strongest such maxima, in `bins`, above a floor `floorDecibels` below
+/// the recording's loudest value.
+struct PeakNeighbourhood {
+    var binRadius: Int
+    var frameRadius: Int
+    var perFrame: Int
+    var floorDecibels: Double
+    var bins: Range<Int>
+}
+
+/// Finds the peaks (Wang's constellation, Panako's event points) as a spectrogram's rows come: local
+/// maxima of `neighbourhood`. A frame is examined once the frames after it
 /// that its neighbourhood reaches have arrived, so only 2 × radius + 1 rows are held. The floor is known
 /// only at the end; the strongest candidates above it are the strongest candidates that lie above it, so
 /// keeping each frame's strongest few in advance and dropping those below the floor at the end finds
 /// exactly the peaks of the whole spectrogram at once.
 struct PeakPicker {
-    let parameters: Constellation.Parameters
+    let neighbourhood: PeakNeighbourhood
     private let columns: Int
     private let depth: Int
     /// Ring of the last `depth` rows: the power, and its maximum over ±peakBinRadius bins.
@@ -27,13 +38,13 @@ struct PeakPicker {
     /// Each examined frame's strongest local maxima, strongest first.
     private var candidates: [(frame: UInt32, bin: UInt16, value: Float)] = []
 
-    init(parameters: Constellation.Parameters) {
-        self.parameters = parameters
-        columns = parameters.fftSize / 2 + 1
-        depth = 2 * parameters.peakFrameRadius + 1
+    init(columns: Int, neighbourhood: PeakNeighbourhood) {
+        self.neighbourhood = neighbourhood
+        self.columns = columns
+        depth = 2 * neighbourhood.frameRadius + 1
         power = [Float](repeating: 0, count: depth * columns)
         acrossBins = power
-        scratch = [Float](repeating: 0, count: 2 * (columns + 2 * parameters.peakBinRadius))
+        scratch = [Float](repeating: 0, count: 2 * (columns + 2 * neighbourhood.binRadius))
     }
 
     mutating func add(_ row: UnsafeBufferPointer<Float>) {
@@ -44,30 +55,29 @@ struct PeakPicker {
         for value in row { loudest = max(loudest, value) }
         acrossBins.withUnsafeMutableBufferPointer { output in
             slidingMaximum(row.baseAddress!, stride: 1, into: output.baseAddress! + slot, count: columns,
-                           radius: parameters.peakBinRadius, scratch: &scratch)
+                           radius: neighbourhood.binRadius, scratch: &scratch)
         }
         rowsSeen += 1
-        let ready = rowsSeen - 1 - parameters.peakFrameRadius
+        let ready = rowsSeen - 1 - neighbourhood.frameRadius
         if ready >= 0 { examine(ready) }
     }
 
     /// The peaks in frame order, within a frame by bin.
     mutating func finish() -> [Peak] {
-        for frame in max(0, rowsSeen - parameters.peakFrameRadius)..<rowsSeen { examine(frame) }
-        let floor = loudest * Float(pow(10, -parameters.peakFloorDecibels / 10))
+        for frame in max(0, rowsSeen - neighbourhood.frameRadius)..<rowsSeen { examine(frame) }
+        let floor = loudest * Float(pow(10, -neighbourhood.floorDecibels / 10))
         // Candidates come frame by frame, so ordering by (frame, bin) only reorders within frames.
-        return candidates.filter { $0.value > floor }.map { Peak(frame: Int($0.frame), bin: Int($0.bin)) }
+        return candidates.filter { $0.value > floor }.map { Peak(frame: Int($0.frame), bin: Int($0.bin), value: $0.value) }
             .sorted { ($0.frame, $0.bin) < ($1.frame, $1.bin) }
     }
 
     /// Keeps the strongest local maxima of `frame`, whose neighbourhood is all present.
     private mutating func examine(_ frame: Int) {
-        let p = parameters
+        let p = neighbourhood
         let row = (frame % depth) * columns
-        let neighbours = max(0, frame - p.peakFrameRadius)...min(rowsSeen - 1, frame + p.peakFrameRadius)
-        // Bins 1 ... 255: DC carries no pitch and the Nyquist bin does not fit the 8-bit f1 field.
+        let neighbours = max(0, frame - p.frameRadius)...min(rowsSeen - 1, frame + p.frameRadius)
         let firstFound = candidates.count
-        for bin in 1..<min(columns - 1, 1 << PeakPairHash.f1.width) {
+        for bin in p.bins.clamped(to: 0..<columns) {
             // The largest of its row's window first (few are), then of the other frames' windows.
             let value = power[row + bin]
             guard value == acrossBins[row + bin],
@@ -76,7 +86,7 @@ struct PeakPicker {
         }
         // This frame's strongest few, strongest first.
         candidates[firstFound...].sort { $0.value != $1.value ? $0.value > $1.value : $0.bin < $1.bin }
-        candidates.removeLast(max(0, candidates.count - firstFound - p.peaksPerFrame))
+        candidates.removeLast(max(0, candidates.count - firstFound - p.perFrame))
     }
 }
 

@@ -1,0 +1,112 @@
+import AudioIO
+import Degradation
+import DSP
+@testable import Fingerprinting
+import Foundation
+import Testing
+
+/// Panako: hashes that a change of speed, tempo or pitch leaves alone, and matching along a time line
+/// that finds the change.
+@Suite struct RobustAlgorithmTests {
+    /// A catalog-ci music track (Drascula's soundtrack), for tests that need many event points.
+    static let music = repositoryRoot.appendingPathComponent("Datasets/catalog-ci/audio/drascula/track11.ogg").path
+
+    @Test func tripletHashFieldsCoverThirtyBitsWithoutOverlap() {
+        let fields = [TripletHash.timeRatio, TripletHash.orderings, TripletHash.coarseFrequency, TripletHash.firstGap, TripletHash.secondGap]
+        for (i, a) in fields.enumerated() {
+            for b in fields[(i + 1)...] { #expect(a.mask & b.mask == 0) }
+        }
+        #expect(fields.reduce(UInt32(0)) { $0 | $1.mask } == (1 << TripletHash.keyBits) - 1)
+    }
+
+    /// The same three event points, their times scaled and their bins moved, hash the same (but for f1's
+    /// coarse field when the move crosses a 32-bin step).
+    @Test func aTripletsHashIgnoresTimeScaleAndPitchShift() {
+        let points = [Peak(frame: 100, bin: 200, value: 3), Peak(frame: 110, bin: 240, value: 5), Peak(frame: 130, bin: 225, value: 1)]
+        let hash = TripletHash.hash(points[0], points[1], points[2])
+        func moved(scale: Int, shift: Int) -> UInt32 {
+            let p = points.map { Peak(frame: 1000 + ($0.frame - 100) * scale, bin: $0.bin + shift, value: $0.value * 2) }
+            return TripletHash.hash(p[0], p[1], p[2])
+        }
+        let invariant = ~TripletHash.coarseFrequency.mask
+        for scale in [1, 2, 3] {
+            for shift in [-7, 0, 7] { #expect(moved(scale: scale, shift: shift) & invariant == hash & invariant, "×\(scale), \(shift) bins") }
+        }
+        #expect(moved(scale: 1, shift: 7) == hash, "200 and 207 lie in the same 32-bin step")
+        #expect(moved(scale: 1, shift: 32) & TripletHash.coarseFrequency.mask != hash & TripletHash.coarseFrequency.mask)
+        // The neighbours a lookup tries: the time ratio ± 2, clipped, nothing else changed.
+        let tried = TripletHash.neighbours(of: hash, range: 2)
+        #expect(tried.count == 5 && tried.allSatisfy { $0 & ~TripletHash.timeRatio.mask == hash & ~TripletHash.timeRatio.mask })
+        #expect(TripletHash.neighbours(of: hash & ~TripletHash.timeRatio.mask, range: 2).count == 3)
+    }
+
+    /// A tone a semitone up peaks 85 / 12 ≈ 7 bins higher on the log-frequency axis, low or high, within
+    /// half an FFT bin (7.8 Hz: 2.5 log bins at 262 Hz, 0.2 at 3.5 kHz) for each of the two peaks.
+    @Test func aSemitoneMovesALogFrequencyPeakBySevenBins() {
+        let mapper = LogFrequencyMapper(lowest: 110, bandsPerOctave: 85, bandCount: 510, fftSize: 2048, sampleRate: 16_000)
+        let fft = RealFFT(size: 2048), window = WindowFunction.hann.coefficients(size: 2048)
+        func peak(_ frequency: Double) -> Int {
+            let tone = (0..<2048).map { Float(sin(2 * .pi * frequency * Double($0) / 16_000)) }
+            var power: [Float] = []
+            tone.withUnsafeBufferPointer { fft.powerSpectrum($0, window: window, into: &power) }
+            var row = [Float](repeating: 0, count: 510)[...]
+            mapper.map(power, into: &row)
+            return row.indices.max { row[$0] < row[$1] }!
+        }
+        for frequency in [261.6, 440.0, 1318.5, 3520.0] {
+            let expected = 85 * log2(frequency / 110), halfBin = 85 * log2(1 + 16_000 / 2048 / 2 / frequency) + 0.5
+            #expect(abs(Double(peak(frequency)) - expected) <= halfBin, "\(frequency) Hz at bin \(peak(frequency)), expected \(expected)")
+            #expect(abs(Double(peak(frequency * pow(2, 1.0 / 12)) - peak(frequency)) - 85.0 / 12) <= 2 * halfBin, "\(frequency) Hz")
+        }
+    }
+
+    /// Hits along a line of slope 0.05 among scattered ones: the line is found, with its time factor,
+    /// and the scattered hits are not counted.
+    @Test func theTimeLineIsFoundAmongScatteredHits() {
+        let noise = SeededNoise(seed: 11)
+        var hits: [TripletHit] = []
+        for i in 0..<200 {
+            let time = Double(i * 5)
+            hits.append(TripletHit(query: Int32(i), queryTime: Int32(time), referenceTime: Int32(300 + time * 1.05)))
+        }
+        for i in 0..<100 {
+            let time = noise.unit() * 1000, reference = noise.unit() * 5000
+            hits.append(TripletHit(query: Int32(200 + i), queryTime: Int32(time), referenceTime: Int32(reference)))
+        }
+        hits.sort { ($0.queryTime, $0.referenceTime) < ($1.queryTime, $1.referenceTime) }
+        let matcher = TimeLineMatcher(minimumHits: 10, tolerance: 2, timeFactors: 0.8...1.2)
+        let (line, aligned) = try! #require(matcher.align(hits[...]))
+        #expect(abs(line.timeFactor - 1.05) < 0.005 && abs(line.intercept - 300) <= 2, "\(line)")
+        #expect((200...205).contains(aligned), "\(aligned) aligned")
+        // A line steeper than the factors allowed is not found: at most a chance few of its hits line up.
+        let steep = (0..<50).map { i in TripletHit(query: Int32(i), queryTime: Int32(i * 5), referenceTime: Int32(i * 8)) }
+        #expect((matcher.align(steep[...])?.aligned ?? 0) <= 3)
+    }
+
+    /// Real music played 5 % fast (pitch with it), 10 % slow with the pitch kept, and a semitone up:
+    /// Panako finds each excerpt at its place with the time factor, through its index and by brute force.
+    /// Constellation, whose hashes hold absolute frequencies and time differences, does not find the faster one.
+    @Test(arguments: ["speed 1.05", "tempo 0.9", "pitch +1"])
+    func aChangedExcerptIsFoundWithItsTimeFactor(name: String) throws {
+        let changes: [String: any Degradation] = ["speed 1.05": Speed(factor: 1.05), "tempo 0.9": Tempo(factor: 0.9), "pitch +1": Pitch(semitones: 1)]
+        let change = try #require(changes[name])
+        let panako = try AlgorithmRegistry.algorithm("panako"), constellation = try AlgorithmRegistry.algorithm("constellation")
+        let start = 31.3, expectedFactor = 1 / change.timeMap.scale
+        for algorithm in change is Speed ? [panako, constellation] : [panako] {
+            let catalog = Catalog(algorithm: algorithm)
+            catalog.add(try algorithm.fingerprint(file: Self.music), name: "track11")
+            catalog.add(try algorithm.fingerprint(file: repositoryRoot.appendingPathComponent("Datasets/catalog-ci/audio/drascula/track10.ogg").path), name: "track10")
+            let excerpt = try AudioReader.read(Self.music, sampleRate: algorithm.sampleRate, window: TimeWindow(start: start, duration: 10))
+            let query = try algorithm.fingerprint(change.apply(excerpt, random: SeededNoise(seed: 1)), role: .query)
+            let top = catalog.search(query).first
+            if algorithm.identifier == "panako" {
+                let found = try #require(top, "\(change.record)")
+                #expect(found.reference == "track11" && abs(found.comparison.offset - start) <= 0.1, "\(change.record): \(found)")
+                #expect(abs((found.comparison.timeFactor ?? 0) - expectedFactor) < 0.01, "\(change.record): \(found)")
+                #expect(catalog.search(query, useIndex: false).first?.reference == "track11")
+            } else {
+                #expect(top.map { $0.reference != "track11" || abs($0.comparison.offset - start) > 0.5 } ?? true, "\(change.record): \(String(describing: top))")
+            }
+        }
+    }
+}
