@@ -30,7 +30,7 @@ public enum BenchmarkReport {
     static func answersCSV(_ r: BenchmarkResults) -> String {
         let queries = Dictionary(uniqueKeysWithValues: r.queries.map { ($0.id, $0) })
         let header = ["algorithm", "query", "length_s", "condition", "negative", "truth_file", "truth_start_s", "expected_offset_s", "answer_file",
-                      "answer_offset_s", "score", "raw_figure", "matched", "outcome", "truth_rank", "failure"]
+                      "answer_offset_s", "score", "raw_figure", "time_factor", "matched", "outcome", "truth_rank", "failure"]
         let rows = r.answers.map { a -> [String] in
             let q = queries[a.query]!, top = a.top.first
             let outcome = q.negative ? (a.top.contains(where: \.matched) ? "false positive" : "no match")
@@ -38,7 +38,7 @@ public enum BenchmarkReport {
             let rank = a.top.firstIndex { r.catalog.tracks[$0.track] == q.file }.map { String($0 + 1) } ?? ""
             return [a.algorithm, a.query, g(q.length), a.condition, q.negative ? "1" : "0", q.file, g(q.start), g(a.expectedOffset ?? q.start),
                     top.map { r.catalog.tracks[$0.track] } ?? "", top.map { g($0.offset) } ?? "",
-                    top.map { String($0.score) } ?? "", top.map { String($0.rawFigure) } ?? "",
+                    top.map { String($0.score) } ?? "", top.map { String($0.rawFigure) } ?? "", top?.timeFactor.map(g) ?? "",
                     top.map { $0.matched ? "1" : "0" } ?? "", a.failure == nil ? outcome : "", rank, a.failure ?? ""]
         }
         return CSV.file(header, rows)

@@ -56,7 +56,8 @@ struct Identify: ParsableCommand {
                 if matches.isEmpty { print("  no match") }
                 for (rank, match) in matches.enumerated() {
                     print("  \(rank + 1). \(match.reference)  score \(String(format: "%.1f", 100 * match.comparison.score)) %  "
-                          + "offset \(String(format: "%.3f", match.comparison.offset)) s  \(algorithm.rawFigureName) \(String(format: "%g", match.comparison.rawFigure))")
+                          + "offset \(String(format: "%.3f", match.comparison.offset)) s  \(algorithm.rawFigureName) \(String(format: "%g", match.comparison.rawFigure))"
+                          + (match.comparison.timeFactor.map { "  time factor \(String(format: "%.3f", $0))" } ?? ""))
                 }
             } catch {
                 failures += 1

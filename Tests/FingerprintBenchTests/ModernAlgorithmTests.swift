@@ -5,6 +5,8 @@ import Foundation
 import Testing
 
 @Suite struct ModernAlgorithmTests {
+    /// Not the quads: 9 reference quads a second leave one of the four 4 s bird crops with none in
+    /// common (they are tested on music, RobustAlgorithmTests).
     static let modern = ["waveprint", "constellation", "haitsma-kalker", "panako"]
 
     /// A crop at a seeded offset (not on any frame grid) is found at that offset, within one hop.

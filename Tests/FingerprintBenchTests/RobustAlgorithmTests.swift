@@ -5,8 +5,8 @@ import DSP
 import Foundation
 import Testing
 
-/// Panako: hashes that a change of speed, tempo or pitch leaves alone, and matching along a time line
-/// that finds the change.
+/// Panako and the quads: hashes that a change of speed, tempo or pitch leaves alone, and matching along
+/// a time line that finds the change.
 @Suite struct RobustAlgorithmTests {
     /// A catalog-ci music track (Drascula's soundtrack), for tests that need many event points.
     static let music = repositoryRoot.appendingPathComponent("Datasets/catalog-ci/audio/drascula/track11.ogg").path
@@ -40,6 +40,29 @@ import Testing
         #expect(TripletHash.neighbours(of: hash & ~TripletHash.timeRatio.mask, range: 2).count == 3)
     }
 
+    /// A quad's hash is where C and D lie in the box A and B span: doubling every time difference and
+    /// every frequency difference (a slower, lower rendition) leaves it; moving D does not. The range
+    /// search posts a reference under every cell its tolerance box touches and finds it from each.
+    @Test func aQuadsHashIgnoresScaleAndTheRangeSearchFindsItsNeighbours() {
+        let a = Peak(frame: 10, bin: 40, value: 1), b = Peak(frame: 310, bin: 140, value: 1)
+        let c = Peak(frame: 100, bin: 90, value: 2), d = Peak(frame: 200, bin: 60, value: 3)
+        func scaled(_ p: Peak) -> Peak { Peak(frame: 500 + 2 * (p.frame - a.frame), bin: 20 + 2 * (p.bin - a.bin), value: p.value) }
+        let hash = Quads.hash(a, b, c, d)
+        #expect(Quads.hash(scaled(a), scaled(b), scaled(c), scaled(d)) == hash)
+        #expect(Quads.coordinates(hash) == [76, 128, 162, 51])  // (90 / 300, 50 / 100, 190 / 300, 20 / 100) · 256
+        #expect(Quads.hash(a, b, c, Peak(frame: 250, bin: 60, value: 3)) != hash)
+        let search = QuadNeighbourhood(tolerance: 3)
+        var posted: [UInt32] = [], looked: [UInt32] = []
+        search.postedKeys(hash, into: &posted)
+        #expect(Set(posted).count == posted.count && (1...16).contains(posted.count))
+        for shift in [-3, 0, 3] {
+            let near = Quads.coordinates(hash).map { UInt32($0 + shift) }.reduce(UInt32(0)) { $0 << 8 | $1 }
+            looked.removeAll()
+            search.lookedUpKeys(near, into: &looked)
+            #expect(Quads.agree(near, hash, tolerance: 3) && posted.contains(looked[0]), "shifted by \(shift)")
+        }
+    }
+
     /// A tone a semitone up peaks 85 / 12 ≈ 7 bins higher on the log-frequency axis, low or high, within
     /// half an FFT bin (7.8 Hz: 2.5 log bins at 262 Hz, 0.2 at 3.5 kHz) for each of the two peaks.
     @Test func aSemitoneMovesALogFrequencyPeakBySevenBins() {
@@ -64,14 +87,14 @@ import Testing
     /// and the scattered hits are not counted.
     @Test func theTimeLineIsFoundAmongScatteredHits() {
         let noise = SeededNoise(seed: 11)
-        var hits: [TripletHit] = []
+        var hits: [TimeHit] = []
         for i in 0..<200 {
             let time = Double(i * 5)
-            hits.append(TripletHit(query: Int32(i), queryTime: Int32(time), referenceTime: Int32(300 + time * 1.05)))
+            hits.append(TimeHit(id: Int32(i), queryTime: Int32(time), referenceTime: Int32(300 + time * 1.05)))
         }
         for i in 0..<100 {
             let time = noise.unit() * 1000, reference = noise.unit() * 5000
-            hits.append(TripletHit(query: Int32(200 + i), queryTime: Int32(time), referenceTime: Int32(reference)))
+            hits.append(TimeHit(id: Int32(200 + i), queryTime: Int32(time), referenceTime: Int32(reference)))
         }
         hits.sort { ($0.queryTime, $0.referenceTime) < ($1.queryTime, $1.referenceTime) }
         let matcher = TimeLineMatcher(minimumHits: 10, tolerance: 2, timeFactors: 0.8...1.2)
@@ -79,30 +102,31 @@ import Testing
         #expect(abs(line.timeFactor - 1.05) < 0.005 && abs(line.intercept - 300) <= 2, "\(line)")
         #expect((200...205).contains(aligned), "\(aligned) aligned")
         // A line steeper than the factors allowed is not found: at most a chance few of its hits line up.
-        let steep = (0..<50).map { i in TripletHit(query: Int32(i), queryTime: Int32(i * 5), referenceTime: Int32(i * 8)) }
+        let steep = (0..<50).map { i in TimeHit(id: Int32(i), queryTime: Int32(i * 5), referenceTime: Int32(i * 8)) }
         #expect((matcher.align(steep[...])?.aligned ?? 0) <= 3)
     }
 
     /// Real music played 5 % fast (pitch with it), 10 % slow with the pitch kept, and a semitone up:
-    /// Panako finds each excerpt at its place with the time factor, through its index and by brute force.
+    /// Panako and the quads find each excerpt at its place with the time factor, through their index and
+    /// by brute force.
     /// Constellation, whose hashes hold absolute frequencies and time differences, does not find the faster one.
     @Test(arguments: ["speed 1.05", "tempo 0.9", "pitch +1"])
     func aChangedExcerptIsFoundWithItsTimeFactor(name: String) throws {
         let changes: [String: any Degradation] = ["speed 1.05": Speed(factor: 1.05), "tempo 0.9": Tempo(factor: 0.9), "pitch +1": Pitch(semitones: 1)]
         let change = try #require(changes[name])
-        let panako = try AlgorithmRegistry.algorithm("panako"), constellation = try AlgorithmRegistry.algorithm("constellation")
+        let robust = try ["panako", "quads"].map(AlgorithmRegistry.algorithm), constellation = try AlgorithmRegistry.algorithm("constellation")
         let start = 31.3, expectedFactor = 1 / change.timeMap.scale
-        for algorithm in change is Speed ? [panako, constellation] : [panako] {
+        for algorithm in robust + (change is Speed ? [constellation] : []) {
             let catalog = Catalog(algorithm: algorithm)
             catalog.add(try algorithm.fingerprint(file: Self.music), name: "track11")
             catalog.add(try algorithm.fingerprint(file: repositoryRoot.appendingPathComponent("Datasets/catalog-ci/audio/drascula/track10.ogg").path), name: "track10")
             let excerpt = try AudioReader.read(Self.music, sampleRate: algorithm.sampleRate, window: TimeWindow(start: start, duration: 10))
             let query = try algorithm.fingerprint(change.apply(excerpt, random: SeededNoise(seed: 1)), role: .query)
             let top = catalog.search(query).first
-            if algorithm.identifier == "panako" {
+            if algorithm.identifier != "constellation" {
                 let found = try #require(top, "\(change.record)")
-                #expect(found.reference == "track11" && abs(found.comparison.offset - start) <= 0.1, "\(change.record): \(found)")
-                #expect(abs((found.comparison.timeFactor ?? 0) - expectedFactor) < 0.01, "\(change.record): \(found)")
+                #expect(found.reference == "track11" && abs(found.comparison.offset - start) <= 0.1, "\(algorithm.identifier), \(change.record): \(found)")
+                #expect(abs((found.comparison.timeFactor ?? 0) - expectedFactor) < 0.01, "\(algorithm.identifier), \(change.record): \(found)")
                 #expect(catalog.search(query, useIndex: false).first?.reference == "track11")
             } else {
                 #expect(top.map { $0.reference != "track11" || abs($0.comparison.offset - start) > 0.5 } ?? true, "\(change.record): \(String(describing: top))")

@@ -58,7 +58,8 @@ extension Benchmark {
                     // Every catalog reference is a track (catalogs are built from the track list, index files checked against it).
                     answer.top = matches.compactMap { match in
                         trackIndex[match.reference].map { BenchmarkMatch(track: $0, offset: match.comparison.offset, score: match.comparison.score,
-                                                                         rawFigure: match.comparison.rawFigure, matched: algorithm.isMatch(match.comparison)) }
+                                                                         rawFigure: match.comparison.rawFigure, matched: algorithm.isMatch(match.comparison),
+                                                                         timeFactor: match.comparison.timeFactor) }
                     }
                     if keepPrints && condition.id == BenchmarkCondition.cleanID { outcome.cleanPrints[a] = print }
                 } catch let error as FingerprintError {

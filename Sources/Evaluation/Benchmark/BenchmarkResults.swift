@@ -11,6 +11,8 @@ public struct BenchmarkMatch: Sendable, Codable, Equatable {
     public var rawFigure: Double
     /// Whether the algorithm's documented threshold calls it a match.
     public var matched: Bool
+    /// Seconds of reference per second of query, for algorithms that find it (Panako).
+    public var timeFactor: Double? = nil
 }
 
 /// One algorithm's answer to one query under one condition: its best matches, best first.

@@ -8,6 +8,7 @@ public enum AlgorithmRegistry {
         AnyAlgorithm(HaitsmaKalker()),
         AnyAlgorithm(ChromaBaseline()),
         AnyAlgorithm(Panako()),
+        AnyAlgorithm(QuadFingerprinting()),
     ]
 
     public static var identifiers: [String] { all.map(\.identifier) }

@@ -86,4 +86,5 @@ public enum Citation {
     public static let haitsmaKalker = "Haitsma & Kalker 2002"
     public static let panako = "Six 2022 (Panako 2.1)"
     public static let panakoConfiguration = "Panako 2.1 defaults"
+    public static let sonnleitnerWidmer = "Sonnleitner & Widmer 2016"
 }

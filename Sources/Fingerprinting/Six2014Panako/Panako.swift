@@ -107,12 +107,14 @@ public struct Panako: FramedFingerprinting, Parameterized {
     }
 
     public func compare(query: HashFingerprint, reference: HashFingerprint) -> Comparison {
-        matcher.compare(query: query, reference: reference, range: parameters.hashRange)
+        matcher.compareTriplets(query: query, reference: reference, range: parameters.hashRange)
     }
 
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure >= Double(parameters.minimumAlignedHits) }
 
-    public func makeIndex() -> TripletIndex { TripletIndex(matcher: matcher, range: parameters.hashRange) }
+    public func makeIndex() -> TimeLineIndex<TripletNeighbourhood> {
+        TimeLineIndex(matcher: matcher, neighbourhood: TripletNeighbourhood(range: parameters.hashRange))
+    }
 }
 
 /// Event points as the log-frequency rows come, paired into triplets at the end.

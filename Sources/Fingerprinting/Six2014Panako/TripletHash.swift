@@ -65,3 +65,33 @@ enum TripletHash {
         return keys
     }
 }
+
+/// Panako's lookups: a triplet is posted under its hash and looked up under its neighbouring time ratios.
+public struct TripletNeighbourhood: HashNeighbourhood {
+    let range: Int
+    public var keyBits: Int { TripletHash.keyBits }
+    public var sectionName: String { "triplets" }
+    public func postedKeys(_ hash: UInt32, into keys: inout [UInt32]) { keys.append(hash) }
+    public func lookedUpKeys(_ hash: UInt32, into keys: inout [UInt32]) { keys += TripletHash.neighbours(of: hash, range: range) }
+}
+
+extension TimeLineMatcher {
+    /// Panako's query against a reference: every hit of a query triplet among the reference's triplets
+    /// with a hash within `range` time-ratio steps, then the line.
+    func compareTriplets(query: HashFingerprint, reference: HashFingerprint, range: Int) -> Comparison {
+        let keys = zip(reference.hashes, reference.times).map { UInt64($0) << 32 | UInt64($1) }.sorted()
+        var hits: [TimeHit] = []
+        for (i, (hash, time)) in zip(query.hashes, query.times).enumerated() {
+            let tried = TripletHash.neighbours(of: hash, range: range)
+            var k = keys.lowerBound { $0 < UInt64(tried.lowerBound) << 32 }
+            while k < keys.count && keys[k] >> 32 <= UInt64(tried.upperBound) {
+                hits.append(TimeHit(id: Int32(i), queryTime: Int32(time), referenceTime: Int32(truncatingIfNeeded: keys[k])))
+                k += 1
+            }
+        }
+        hits.sort { ($0.queryTime, $0.referenceTime) < ($1.queryTime, $1.referenceTime) }
+        guard let (line, aligned) = align(hits[...]), !query.hashes.isEmpty else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
+        return Comparison(score: Double(aligned) / Double(query.hashes.count), offset: line.intercept * query.step,
+                          rawFigure: Double(aligned), timeFactor: line.timeFactor)
+    }
+}

@@ -78,8 +78,7 @@ struct SharedHashes {
 /// hashes vote for (reference, offset) pairs through it; the references with the most time-aligned
 /// votes (±1 frame) are the candidates, at their best offset.
 public struct InvertedHashIndex: FingerprintIndex {
-    private var postings = Postings(keyBits: 20)
-    private var step = 0.0
+    private var hashes = HashPostings(keyBits: 20, name: "hashes")
     /// Hashes held at more catalog positions than this are skipped at lookup: they vote everywhere and
     /// cost most of a query's time (audfprint keeps at most 100 entries per hash). Higher: slower
     /// queries on large catalogs, slightly more aligned hits.
@@ -87,26 +86,20 @@ public struct InvertedHashIndex: FingerprintIndex {
 
     public init() {}
 
-    public mutating func add(_ print: HashFingerprint, reference: Int) {
-        precondition(reference == postings.referenceCount, "references are added in order")
-        postings.add(print)
-        step = print.step
-    }
-
-    public mutating func seal() { postings.seal() }
+    public mutating func add(_ print: HashFingerprint, reference: Int) { hashes.add(print, reference: reference) }
+    public mutating func seal() { hashes.seal() }
 
     public func candidates(for query: HashFingerprint, limit: Int) -> [Candidate] {
         var votes = OffsetVotes(tolerance: 1)
         for (hash, time) in zip(query.hashes, query.times) {
-            postings.forEachPosition(of: hash, limit: Self.commonHashLimit) { votes.add(globalOffset: Int($0) - Int(time)) }
+            hashes.postings.forEachPosition(of: hash, limit: Self.commonHashLimit) { votes.add(globalOffset: Int($0) - Int(time)) }
         }
-        return votes.best(limit: limit, minimumVotes: 2, locate: postings.layout.locateOffset).map {
-            Candidate(reference: $0.reference, offset: Double($0.offset) * step, hits: $0.votes)
+        return votes.best(limit: limit, minimumVotes: 2, locate: hashes.postings.layout.locateOffset).map {
+            Candidate(reference: $0.reference, offset: Double($0.offset) * hashes.step, hits: $0.votes)
         }
     }
 
-    public var byteCount: Int { postings.byteCount }
-
-    public func save(to writer: inout IndexFile.Writer) { postings.save("hashes", step: step, to: &writer) }
-    public mutating func load(from reader: IndexFile.Reader) throws { (postings, step) = try Postings.load(keyBits: 20, "hashes", from: reader) }
+    public var byteCount: Int { hashes.byteCount }
+    public func save(to writer: inout IndexFile.Writer) { hashes.save(to: &writer) }
+    public mutating func load(from reader: IndexFile.Reader) throws { try hashes.load(from: reader) }
 }
