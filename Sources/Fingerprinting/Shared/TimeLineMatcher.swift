@@ -91,3 +91,17 @@ struct TimeLineMatcher: Sendable, Equatable {
         return best?.line
     }
 }
+
+/// The parameters of an algorithm matched along a time line (Panako, the quads).
+protocol TimeLineParameters {
+    var minimumHits: Int { get }
+    var lineTolerance: Int { get }
+    var minimumTimeFactor: Double { get }
+    var maximumTimeFactor: Double { get }
+}
+
+extension TimeLineParameters {
+    var matcher: TimeLineMatcher {
+        TimeLineMatcher(minimumHits: minimumHits, tolerance: lineTolerance, timeFactors: minimumTimeFactor...maximumTimeFactor)
+    }
+}

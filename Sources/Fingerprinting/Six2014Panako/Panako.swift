@@ -6,7 +6,7 @@ import DSP
 /// tempo or pitch leaves the hashes as they were; matched along a line of reference time against query
 /// time whose slope is the time factor. Values from Panako 2.1's configuration (`Key.java`) unless said.
 public struct Panako: FramedFingerprinting, Parameterized {
-    public struct Parameters: AlgorithmParameters {
+    public struct Parameters: AlgorithmParameters, TimeLineParameters {
         public var sampleRate = 16_000.0
         public var fftSize = 2048
         public var hop = 128
@@ -101,19 +101,14 @@ public struct Panako: FramedFingerprinting, Parameterized {
 
     public func rowBuilder(role: FingerprintRole) -> TripletBuilder { TripletBuilder(parameters: parameters) }
 
-    var matcher: TimeLineMatcher {
-        let p = parameters
-        return TimeLineMatcher(minimumHits: p.minimumHits, tolerance: p.lineTolerance, timeFactors: p.minimumTimeFactor...p.maximumTimeFactor)
-    }
-
     public func compare(query: HashFingerprint, reference: HashFingerprint) -> Comparison {
-        matcher.compareTriplets(query: query, reference: reference, range: parameters.hashRange)
+        parameters.matcher.compareTriplets(query: query, reference: reference, range: parameters.hashRange)
     }
 
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure >= Double(parameters.minimumAlignedHits) }
 
     public func makeIndex() -> TimeLineIndex<TripletNeighbourhood> {
-        TimeLineIndex(matcher: matcher, neighbourhood: TripletNeighbourhood(range: parameters.hashRange))
+        TimeLineIndex(matcher: parameters.matcher, neighbourhood: TripletNeighbourhood(range: parameters.hashRange))
     }
 }
 

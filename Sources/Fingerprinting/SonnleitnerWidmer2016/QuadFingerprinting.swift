@@ -6,7 +6,7 @@ import DSP
 /// strong quads a second, queries many, found by a range search. Values from the paper as the public
 /// implementations state them, unless said.
 public struct QuadFingerprinting: FramedFingerprinting, Parameterized {
-    public struct Parameters: AlgorithmParameters {
+    public struct Parameters: AlgorithmParameters, TimeLineParameters {
         public var sampleRate = 8000.0
         public var fftSize = 1024
         public var hop = 32
@@ -95,19 +95,14 @@ public struct QuadFingerprinting: FramedFingerprinting, Parameterized {
 
     public func rowBuilder(role: FingerprintRole) -> QuadBuilder { QuadBuilder(parameters: parameters, role: role) }
 
-    var matcher: TimeLineMatcher {
-        let p = parameters
-        return TimeLineMatcher(minimumHits: p.minimumHits, tolerance: p.lineTolerance, timeFactors: p.minimumTimeFactor...p.maximumTimeFactor)
-    }
-
     public func compare(query: HashFingerprint, reference: HashFingerprint) -> Comparison {
-        matcher.compareQuads(query: query, reference: reference, tolerance: parameters.hashTolerance)
+        parameters.matcher.compareQuads(query: query, reference: reference, tolerance: parameters.hashTolerance)
     }
 
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure >= Double(parameters.minimumAlignedQuads) }
 
     public func makeIndex() -> TimeLineIndex<QuadNeighbourhood> {
-        TimeLineIndex(matcher: matcher, neighbourhood: QuadNeighbourhood(tolerance: parameters.hashTolerance))
+        TimeLineIndex(matcher: parameters.matcher, neighbourhood: QuadNeighbourhood(tolerance: parameters.hashTolerance))
     }
 }
 
