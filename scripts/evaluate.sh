@@ -3,7 +3,8 @@
 # packages, builds fpbench in release mode, runs the full thesis suite (10 seeded queries per source and
 # test, as Reports/reference) with every built-in algorithm and
 # Chromaprint's fpcalc (an external command, Debian's libchromaprint-tools), then the identification
-# benchmark on the catalog (about 13 h of music) with its scaling curve.
+# benchmark on the catalog (about 13 h of music) with its scaling curve, the indexed algorithms and
+# panako@dense (the thesis algorithms search by brute force, too slow for 13 h).
 # Reports land in Reports/latest/ (summary.md, matrices/, results.json) and Reports/latest/benchmark/.
 # Extra arguments go to `fpbench run` (for example --seed 7).
 set -euo pipefail
@@ -13,4 +14,5 @@ scripts/fetch-dataset.sh default
 scripts/fetch-dataset.sh catalog
 swift build -c release --product fpbench
 .build/release/fpbench run --dataset default --external Algorithms/chromaprint-fpcalc.json --queries-per-source 10 --out Reports/latest "$@"
-.build/release/fpbench benchmark --dataset catalog --scaling --out Reports/latest/benchmark
+.build/release/fpbench benchmark --dataset catalog --scaling --out Reports/latest/benchmark \
+    --algorithms constellation haitsma-kalker waveprint panako panako@dense quads
