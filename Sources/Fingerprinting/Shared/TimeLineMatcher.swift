@@ -1,6 +1,6 @@
 /// One hit: a query hash that met a reference hash it agrees with (a Panako triplet, a quad).
 struct TimeHit {
-    /// Which hash a line counts once (a query triplet for Panako, a reference quad for the quads).
+    /// Which hash a line counts once: the reference's, in a comparison; the query's, in the index.
     var id: Int32
     var queryTime: Int32
     var referenceTime: Int32
@@ -89,6 +89,16 @@ struct TimeLineMatcher: Sendable, Equatable {
             }
         }
         return best?.line
+    }
+}
+
+extension TimeLineMatcher {
+    /// `aligned` over the reference's hashes in the stretch `line` maps the query's first to last frame
+    /// onto (± the tolerance): the share of that stretch the query explains, 1 for identity.
+    func share(_ aligned: Int, of reference: HashFingerprint, along line: TimeLine, queryFrames: Int) -> Double {
+        let start = line.intercept - Double(tolerance), end = line.intercept + line.timeFactor * Double(queryFrames) + Double(tolerance)
+        let spanned = reference.times.count { Double($0) >= start && Double($0) <= end }
+        return spanned > 0 ? min(1, Double(aligned) / Double(spanned)) : 0
     }
 }
 

@@ -58,7 +58,7 @@ public struct Panako: FramedFingerprinting, Parameterized {
     public var revision: Int { 1 }
     public var displayName: String { "Panako triplets (Six 2014, 2022)" }
     public var sampleRate: Double { parameters.sampleRate }
-    public var rawFigureName: String { "query triplets aligned on the time line" }
+    public var rawFigureName: String { "reference triplets aligned on the time line" }
     public var offsetResolution: Double? { step }
     public var minimumDuration: Double { Double(parameters.fftSize + parameters.hop * 2 * parameters.minimumTimeDelta) / sampleRate }
     var step: Double { Double(parameters.hop) / sampleRate }
@@ -88,7 +88,8 @@ public struct Panako: FramedFingerprinting, Parameterized {
             Parameter("timeFactors", "\(p.minimumTimeFactor)-\(p.maximumTimeFactor)", source: "\(k): PANAKO_MIN/MAX_TIME_FACTOR 0.8-1.2"),
             Parameter("minimumAlignedHits", p.minimumAlignedHits, source: "\(k): PANAKO_MIN_HITS_FILTERED 5 (a match needs more than 5)"),
             Parameter("minimumMatchDuration", "none", source: "our choice: Panako's 5 s minimum would refuse every 1-2 s query; the benchmark calibrates the threshold instead"),
-            Parameter("score", "query triplets aligned on the line / query triplets", source: "our choice: 1 for identity"),
+            Parameter("score", "reference triplets aligned on the line / reference triplets in the stretch the query spans",
+                      source: "our choice, as constellation's: 1 for identity, and noise in the query does not lower it"),
         ])
     }
 

@@ -77,21 +77,25 @@ public struct TripletNeighbourhood: HashNeighbourhood {
 
 extension TimeLineMatcher {
     /// Panako's query against a reference: every hit of a query triplet among the reference's triplets
-    /// with a hash within `range` time-ratio steps, then the line.
+    /// with a hash within `range` time-ratio steps, then the line. The score is the share of the
+    /// reference's triplets in the stretch the query spans that lie on the line (as constellation's:
+    /// noise added to a query adds triplets to it, not to the reference).
     func compareTriplets(query: HashFingerprint, reference: HashFingerprint, range: Int) -> Comparison {
-        let keys = zip(reference.hashes, reference.times).map { UInt64($0) << 32 | UInt64($1) }.sorted()
+        // hash << 32 | the triplet's index in the reference, sorted: a lookup is a binary search.
+        let keys = reference.hashes.enumerated().map { UInt64($1) << 32 | UInt64($0) }.sorted()
         var hits: [TimeHit] = []
-        for (i, (hash, time)) in zip(query.hashes, query.times).enumerated() {
+        for (hash, time) in zip(query.hashes, query.times) {
             let tried = TripletHash.neighbours(of: hash, range: range)
             var k = keys.lowerBound { $0 < UInt64(tried.lowerBound) << 32 }
             while k < keys.count && keys[k] >> 32 <= UInt64(tried.upperBound) {
-                hits.append(TimeHit(id: Int32(i), queryTime: Int32(time), referenceTime: Int32(truncatingIfNeeded: keys[k])))
+                let r = Int(keys[k] & 0xFFFF_FFFF)
+                hits.append(TimeHit(id: Int32(r), queryTime: Int32(time), referenceTime: Int32(reference.times[r])))
                 k += 1
             }
         }
         hits.sort { ($0.queryTime, $0.referenceTime) < ($1.queryTime, $1.referenceTime) }
-        guard let (line, aligned) = align(hits[...]), !query.hashes.isEmpty else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
-        return Comparison(score: Double(aligned) / Double(query.hashes.count), offset: line.intercept * query.step,
+        guard let (line, aligned) = align(hits[...]), let last = query.times.last else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
+        return Comparison(score: share(aligned, of: reference, along: line, queryFrames: Int(last)), offset: line.intercept * query.step,
                           rawFigure: Double(aligned), timeFactor: line.timeFactor)
     }
 }

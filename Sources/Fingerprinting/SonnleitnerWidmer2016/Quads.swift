@@ -97,9 +97,7 @@ extension TimeLineMatcher {
         }
         hits.sort { ($0.queryTime, $0.referenceTime) < ($1.queryTime, $1.referenceTime) }
         guard let (line, aligned) = align(hits[...]), let last = query.times.last else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
-        let start = line.intercept, end = line.intercept + line.timeFactor * Double(last)
-        let spanned = reference.times.count { Double($0) >= start - Double(self.tolerance) && Double($0) <= end + Double(self.tolerance) }
-        return Comparison(score: spanned > 0 ? min(1, Double(aligned) / Double(spanned)) : 0, offset: line.intercept * query.step,
+        return Comparison(score: share(aligned, of: reference, along: line, queryFrames: Int(last)), offset: line.intercept * query.step,
                           rawFigure: Double(aligned), timeFactor: line.timeFactor)
     }
 }
