@@ -22,10 +22,11 @@ let package = Package(
         .systemLibrary(name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CRubberBand", path: "Sources/CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CXXHash", path: "Sources/CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
 
         .target(name: "AudioIO", dependencies: ["CSndFile", "CSoxr"]),
         .target(name: "DSP", dependencies: ["CFFTW", "CGSL"]),
-        .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP"]),
+        .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP", "CXXHash"]),
         .target(name: "Degradation", dependencies: ["AudioIO", "DSP", "CRubberBand"]),
         .target(name: "Systems", dependencies: ["AudioIO", "Fingerprinting"]),
         .target(name: "Evaluation", dependencies: ["Fingerprinting", "Degradation", "Systems", "CCrypto"]),

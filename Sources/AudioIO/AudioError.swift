@@ -4,6 +4,8 @@ public enum AudioError: Error, Equatable, CustomStringConvertible {
     case unsupported(path: String, reason: String)
     case unreadable(path: String, reason: String)
     case empty(path: String)
+    /// The file holds bytes but decodes to no audio frames.
+    case noFrames(path: String)
     case nonFinite(path: String, frame: Int)
     case windowOutOfRange(path: String, window: TimeWindow, fileDuration: Double)
     case writeFailed(path: String, reason: String)
@@ -13,7 +15,7 @@ public enum AudioError: Error, Equatable, CustomStringConvertible {
 
     public var path: String {
         switch self {
-        case .missing(let p), .unsupported(let p, _), .unreadable(let p, _), .empty(let p),
+        case .missing(let p), .unsupported(let p, _), .unreadable(let p, _), .empty(let p), .noFrames(let p),
              .nonFinite(let p, _), .windowOutOfRange(let p, _, _), .writeFailed(let p, _), .resampler(let p, _), .truncated(let p, _, _):
             return p
         }
@@ -25,6 +27,7 @@ public enum AudioError: Error, Equatable, CustomStringConvertible {
         case .unsupported(_, let r): return "unsupported format: \(r)"
         case .unreadable(_, let r): return "unreadable: \(r)"
         case .empty: return "no audio frames (empty file)"
+        case .noFrames: return "decodes to no audio frames, though the file is not empty (damaged, or a header with no audio after it)"
         case .nonFinite(_, let frame): return "non-finite sample (NaN or infinity) at frame \(frame)"
         case .windowOutOfRange(_, let w, _) where !(w.start.isFinite && w.duration.isFinite && w.start >= 0 && w.duration > 0 && w.start + w.duration <= 86_400):
             return "window \(w) is not a window: the start must be 0 or more, the duration above 0, both finite and within a day"

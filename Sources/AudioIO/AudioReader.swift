@@ -18,7 +18,8 @@ public struct AudioFileInfo: Sendable {
 /// Decodes audio files (WAV, FLAC, OGG/Vorbis, Opus, MP3 via libsndfile) into mono Float32
 /// at a requested rate, block by block, resampling as a stream (soxr).
 public enum AudioReader {
-    /// Seconds a whole file may decode short of its header's length (never padded: the audio is what decodes).
+    /// Seconds a whole file may decode short of its header's length (never padded: the audio is what
+    /// decodes; a shortfall within it is a warning, once per file, with both lengths).
     public static let headerSlack = 0.25
 
     /// Reads `path` (optionally only `window`) as mono, resampled to `sampleRate` (nil keeps the file's rate).
@@ -78,7 +79,7 @@ public enum AudioReader {
             try mono.withUnsafeBufferPointer { try deliver($0) }
         }
         for (i, output) in outputs.enumerated() { try output.feed(nil) { try body(i, $0) } }
-        if decoded == 0 { throw AudioError.empty(path: path) }
+        if decoded == 0 { throw AudioError.noFrames(path: path) }
         // Fewer frames than the window or the header states: the file is damaged, never silently padded.
         // A whole file may fall short of its header by up to `headerSlack` (libsndfile stops up to a few
         // hundred milliseconds before the end of some valid Ogg files whose length it estimated).
@@ -87,6 +88,7 @@ public enum AudioReader {
             throw AudioError.truncated(path: path, at: Double(startFrame + decoded) / file.sampleRate,
                                        stated: Double(startFrame + wanted) / file.sampleRate)
         }
+        if let wanted, decoded < wanted { ShortDecode.warn(path: path, decoded: Double(decoded) / file.sampleRate, stated: Double(wanted) / file.sampleRate) }
         for (i, output) in outputs.enumerated() {
             try output.finish(count: Int((Double(decoded) * output.rate / file.sampleRate).rounded())) { try body(i, $0) }
         }
@@ -122,7 +124,7 @@ public enum AudioReader {
         if let duration = file.duration { return duration }
         var frames = 0
         try file.forEachBlock { block, _ in frames += block.count / file.channels }
-        guard frames > 0 else { throw AudioError.empty(path: path) }
+        guard frames > 0 else { throw AudioError.noFrames(path: path) }
         return Double(frames) / file.sampleRate
     }
 
@@ -138,7 +140,7 @@ public enum AudioReader {
             }
             count += block.count
         }
-        guard count > 0 else { throw AudioError.empty(path: path) }
+        guard count > 0 else { throw AudioError.noFrames(path: path) }
         return AudioFileInfo(path: path, format: file.formatName, channels: file.channels, sampleRate: file.sampleRate,
                              frames: count / file.channels, headerFrames: file.frames, peakDBFS: decibels(Double(peak)),
                              rmsDBFS: decibels((sumSquares / Double(count)).squareRoot()))
@@ -195,5 +197,18 @@ private final class RateOutput {
     func finish(count: Int, _ body: (UnsafeBufferPointer<Float>) throws -> Void) throws {
         fit(&held, to: max(0, count - delivered))
         try held.withUnsafeBufferPointer(body)
+    }
+}
+
+/// A whole file that decodes shorter than its header says, within `AudioReader.headerSlack`: said once per
+/// file and process on standard error, with both lengths (the fingerprint is of what decodes).
+enum ShortDecode {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var said: Set<String> = []
+
+    static func warn(path: String, decoded: Double, stated: Double) {
+        guard lock.withLock({ said.insert(path).inserted }) else { return }
+        FileHandle.standardError.write(Data(String(format: "warning: %@ decodes to %.3f s where its header says %.3f s (within the %.2f s allowed; the audio is what decodes)\n",
+                                                   path, decoded, stated, AudioReader.headerSlack).utf8))
     }
 }

@@ -10,7 +10,7 @@ public enum BenchmarkReport {
             func put(_ text: String, _ name: String) throws { try Data(text.utf8).write(to: folder.appendingPathComponent(name), options: .atomic) }
             let metrics = BenchmarkMetrics(r)
             if includeResults {
-                try r.encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic)
+                try r.sealed().encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic)
                 try costs?.encoded().write(to: folder.appendingPathComponent("costs.json"), options: .atomic)
             }
             try put(answersCSV(r), "answers.csv")

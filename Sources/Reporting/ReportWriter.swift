@@ -10,7 +10,7 @@ public enum ReportWriter {
         try OutputFolder.write(folder) {
             let fm = FileManager.default
             try fm.createDirectory(at: folder, withIntermediateDirectories: true)
-            if includeResults { try results.encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic) }
+            if includeResults { try results.sealed().encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic) }
             for m in results.matrices.map(results.firstQueries) {
                 let base = folder.appendingPathComponent("matrices").appendingPathComponent(m.algorithm)
                 try fm.createDirectory(at: base, withIntermediateDirectories: true)

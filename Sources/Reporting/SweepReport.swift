@@ -64,9 +64,7 @@ public enum SweepReport {
                                           yLabel: "mean diagonal score (%)", series: series(\.meanDiagonal)), "diagonal.svg")
             }
             try put(markdown(record), "sweep.md")
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(record).write(to: folder.appendingPathComponent("sweep.json"), options: .atomic)
+            try record.sealed().encoded().write(to: folder.appendingPathComponent("sweep.json"), options: .atomic)
         }
     }
 
@@ -133,4 +131,6 @@ public enum SweepReport {
     }
 }
 
-extension SweepReport.Record: ShardedResults {}
+extension SweepReport.Record: ShardedResults {
+    public var itemCount: Int { points.count }
+}

@@ -62,8 +62,8 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ExternalCommandError(command: [path], reason: "no such configuration file")
         }
-        do { return try ExternalAlgorithm(configuration: JSONDecoder().decode(Configuration.self, from: data)) } catch let error as DecodingError {
-            throw ExternalCommandError(command: [path], reason: "broken configuration: \(explain(error))")
+        do { return try ExternalAlgorithm(configuration: decodeStrictly(Configuration.self, from: data)) } catch let error as StrictDecodingError {
+            throw ExternalCommandError(command: [path], reason: "broken configuration: \(error.reason)")
         }
     }
 

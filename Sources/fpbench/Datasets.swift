@@ -66,6 +66,12 @@ struct Datasets: ParsableCommand {
                 }
             }
             problems += misfits
+            // A file a section uses but the file list does not name is checked too (it has no checksum).
+            let listed = Set((m.files + m.renders).map(\.path))
+            for file in m.usedFiles where !listed.contains(file) && !FileManager.default.fileExists(atPath: dataset.path(file)) {
+                missing += 1
+                printError("\(dataset.path(file)): missing (used by the manifest, not in its file list)")
+            }
             let total = m.files.count + m.renders.count
             if missing + corrupt == 0 {
                 print("  \(total) files present\(quick ? "" : ", checksums match")")

@@ -20,28 +20,47 @@ struct Merge: ParsableCommand {
           fpbench merge runs/part-0/results.json runs/part-1/results.json --out runs/merged
         """)
 
-    @Argument(help: "The parts' results.json files.") var parts: [String]
+    @Argument(help: "The parts' results.json (or sweep.json) files, or the folders that hold them.") var parts: [String]
     @Option(help: "Output folder.") var out = "runs/merged"
 
     /// Only the fields that tell a benchmark's results, a sweep's record and a run's results apart.
-    private struct Kind: Decodable { var kind: String?; var axis: String? }
+    private struct Kind: Decodable {
+        var kind: String?
+        var axis: String?
+        var name: String { axis != nil ? "a sweep's sweep.json" : kind == "benchmark" ? "a benchmark's results.json" : "a suite run's results.json" }
+    }
+
+    /// A part's file: the path given, or the results.json or sweep.json inside a folder given.
+    private func file(_ path: String) throws -> (path: String, data: Data) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw ValidationError("\(path): no such file") }
+        let file = isFolder.boolValue
+            ? ["results.json", "sweep.json"].map { URL(fileURLWithPath: path).appendingPathComponent($0).path }.first { FileManager.default.fileExists(atPath: $0) }
+            : path
+        guard let file else { throw ValidationError("\(path): a folder with neither results.json nor sweep.json; give a part's results.json or sweep.json") }
+        guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("\(file): cannot be read") }
+        return (file, data)
+    }
 
     func run() throws {
-        let files = try parts.map { path -> (path: String, data: Data) in
-            guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("\(path): no such file") }
-            return (path, data)
-        }
+        let files = try parts.map(file)
         let folder = URL(fileURLWithPath: out)
         guard let first = files.first else { throw ValidationError("give the parts' results.json files") }
-        let kind = try? JSONDecoder().decode(Kind.self, from: first.data)
-        if kind?.axis != nil {
+        let kinds = try files.map { file -> Kind in
+            do { return try JSONDecoder().decode(Kind.self, from: file.data) } catch { throw ValidationError("\(file.path): not JSON, so not a part (\(error.localizedDescription))") }
+        }
+        let kind = kinds[0]
+        if let other = kinds.firstIndex(where: { $0.name != kind.name }) {
+            throw ValidationError("\(first.path) is \(kind.name) but \(files[other].path) is \(kinds[other].name): give the parts of one sharded run")
+        }
+        if kind.axis != nil {
             let merged = try validated { try SweepReport.Record.merge(files: files) }
             try SweepReport.write(merged, to: folder)
             FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.points.count) points\n".utf8))
             print(folder.appendingPathComponent("sweep.md").path)
             return
         }
-        if kind?.kind == "benchmark" {
+        if kind.kind == "benchmark" {
             let merged = try validated { try BenchmarkResults.merge(files: files) }
             try OutputFolder.write(folder) { try BenchmarkReport.write(merged, costs: nil, to: folder) }
             FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.answers.count) answers\n".utf8))

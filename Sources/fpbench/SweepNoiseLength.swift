@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioIO
 import Degradation
 import Evaluation
 import Fingerprinting
@@ -34,9 +35,10 @@ extension SweepCommand {
             let source = NoiseSource(kinds[kind] ?? kind)
             if let id = source.recording {
                 let dataset = try common.options.loadDataset()
-                guard dataset.manifest.noises.contains(where: { $0.id == id }) || FileManager.default.fileExists(atPath: id) else {
+                guard let path = dataset.recordingPath(id) else {
                     throw ValidationError("--kind \(id): not white, gaussian, pink, a noise of the dataset (\(dataset.manifest.noises.map(\.id).joined(separator: ", "))) or an audio file")
                 }
+                do { _ = try AudioReader.duration(path) } catch { throw ValidationError("--kind \(id): cannot be read as audio: \(error)") }
             }
             let first = from ?? (unit == .dbfs ? -48 : 30), last = to ?? (unit == .dbfs ? 0 : -6)
             let levels = try grid(from: first, to: last, step: step ?? (unit == .dbfs ? 4 : 3))

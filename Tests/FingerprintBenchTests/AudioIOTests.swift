@@ -103,7 +103,7 @@ import Testing
     @Test func zeroFrames() throws {
         let path = folder.appendingPathComponent("zero.wav").path
         try floatWAV([]).write(to: URL(fileURLWithPath: path))
-        expectError(path) { if case .empty = $0 { true } else { false } }
+        expectError(path) { if case .noFrames = $0 { $0.reason.contains("not empty") } else { false } }
     }
 
     @Test func nonFiniteSamples() throws {

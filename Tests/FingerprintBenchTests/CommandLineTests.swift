@@ -175,6 +175,44 @@ final class CommandLineTests: XCTestCase {
         }
         let missing = try fpbench(["merge", out.appendingPathComponent("part-0/sweep.json").path, "--out", out.appendingPathComponent("m2").path])
         XCTAssertTrue(missing.errors.contains("part 1 of 2 missing"), missing.errors)
+        // Folders name their parts; parts of different kinds are named as such.
+        let folders = try fpbench(["merge", out.appendingPathComponent("part-0").path, out.appendingPathComponent("part-1").path,
+                                   "--out", out.appendingPathComponent("m3").path])
+        XCTAssertEqual(folders.status, 0, folders.errors)
+        XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("whole/sweep.json")), try Data(contentsOf: out.appendingPathComponent("m3/sweep.json")))
+        let results = out.appendingPathComponent("results.json")
+        try Data(#"{"kind": "benchmark"}"#.utf8).write(to: results)
+        let mixed = try fpbench(["merge", out.appendingPathComponent("part-0").path, results.path, "--out", out.appendingPathComponent("m4").path])
+        XCTAssertTrue(mixed.errors.contains("is a sweep's sweep.json but \(results.path) is a benchmark's results.json"), mixed.errors)
+        let empty = try fpbench(["merge", root.appendingPathComponent("Sources").path, "--out", out.appendingPathComponent("m5").path])
+        XCTAssertTrue(empty.errors.contains("a folder with neither results.json nor sweep.json"), empty.errors)
+    }
+
+    /// A noise that is not audio is refused before the sweep runs; `datasets` counts a file a section
+    /// uses but the file list leaves out.
+    func testInputsThatWouldChangeTheExperimentAreRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let text = folder.appendingPathComponent("noise.wav")
+        try Data(String(repeating: "not audio ", count: 100).utf8).write(to: text)
+        let sweep = try fpbench(["sweep", "noise", "--dataset", "ci", "--algorithms", "haitsma-kalker", "--kind", text.path,
+                                 "--out", folder.appendingPathComponent("sweep").path, "--no-cache"])
+        XCTAssertNotEqual(sweep.status, 0)
+        XCTAssertTrue(sweep.errors.contains("cannot be read as audio"), sweep.errors)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("sweep").path))
+
+        var manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("Datasets/ci/manifest.json"))) as! [String: Any]
+        var sources = manifest["sources"] as! [[String: Any]]
+        var reference = sources[0]["reference"] as! [String: Any]
+        reference["file"] = "birds/gone.wav"
+        sources[0]["reference"] = reference
+        manifest["sources"] = sources
+        manifest["audioRoot"] = root.appendingPathComponent("Datasets/ci/audio").path
+        try JSONSerialization.data(withJSONObject: manifest).write(to: folder.appendingPathComponent("manifest.json"))
+        let check = try fpbench(["datasets", folder.appendingPathComponent("manifest.json").path, "--quick"])
+        XCTAssertEqual(check.status, 1, check.output)
+        XCTAssertTrue(check.errors.contains("birds/gone.wav: missing (used by the manifest, not in its file list)"), check.errors)
     }
 
     func testSweepTakesNegativeLevelsAndRefusesBadGrids() throws {

@@ -183,6 +183,17 @@ import Testing
         #expect { try DatasetFolder.manifest(folder, pairsFile: pairs) } throws: { "\($0)".contains("pairs.csv:1") && "\($0)".contains("missing.wav") }
         try Data("finch.wav\n".utf8).write(to: pairs)
         #expect { try DatasetFolder.manifest(folder, pairsFile: pairs) } throws: { "\($0)".contains("SOURCE,ALTERNATE") }
+        // Windows line endings read as any others.
+        try Data("source,alternate\r\nfinch.wav,takes/finch second.wav\r\npetrel.wav,takes/petrel-2.wav\r\n".utf8).write(to: pairs)
+        #expect(try DatasetFolder.manifest(folder, pairsFile: pairs) == manifest)
+        // A file paired with itself, or a chain, would drop a source: refused with the line numbers.
+        try Data("finch.wav,finch.wav\n".utf8).write(to: pairs)
+        #expect { try DatasetFolder.manifest(folder, pairsFile: pairs) } throws: { "\($0)".contains("pairs.csv:1") && "\($0)".contains("paired with itself") }
+        try Data("finch.wav,petrel.wav\npetrel.wav,takes/petrel-2.wav\n".utf8).write(to: pairs)
+        #expect { try DatasetFolder.manifest(folder, pairsFile: pairs) } throws: { "\($0)".contains("pairs.csv:1") && "\($0)".contains("a source on line 2") }
+        try Data("finch.wav,takes/petrel-2.wav\npetrel.wav,takes/petrel-2.wav\n".utf8).write(to: pairs)
+        #expect { try DatasetFolder.manifest(folder, pairsFile: pairs) } throws: { "\($0)".contains("pairs.csv:2") && "\($0)".contains("already an alternate of 'finch.wav' on line 1") }
+        #expect { try DatasetFolder.manifest(folder, pairsFile: folder.appendingPathComponent("none.csv")) } throws: { "\($0)".contains("no such pairs file") }
     }
 }
 

@@ -34,7 +34,7 @@ public struct Benchmark {
         for (t, failure) in indexed.failures { failures.append(.init(item: "catalog \(tracks[t])", reason: failure, file: tracks[t])) }
         let catalogs = c.algorithms.indices.map { a in
             let catalog = Catalog(algorithm: c.algorithms[a])
-            for t in tracks.indices { if let p = indexed.prints[a][t] { catalog.add(p, name: tracks[t]) } }
+            for t in tracks.indices { if let p = indexed.prints[a][t] { catalog.add(p, name: tracks[t], checksum: indexed.checksums[t]) } }
             catalog.seal()
             return catalog
         }

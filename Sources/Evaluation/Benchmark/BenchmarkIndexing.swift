@@ -52,6 +52,8 @@ extension Benchmark {
         var decode: [Double]
         var fromCache: [Int]
         var failures: [(Int, String)]
+        /// Each track's SHA-256 ("" where it could not be read).
+        var checksums: [String]
     }
 
     /// Every catalog file loaded, by algorithm: each checked against its algorithm (identifier,
@@ -69,6 +71,11 @@ extension Benchmark {
             guard catalog.names == tracks else {
                 throw IndexFileError(path: path, reason: "indexes other tracks than the dataset's catalog (\(catalog.names.count) against \(tracks.count)); rebuild it with `fpbench index build`")
             }
+            for (track, checksum) in zip(tracks, catalog.checksums) where !checksum.isEmpty {
+                if let recorded = configuration.dataset.recordedSHA256(track), recorded != checksum {
+                    throw IndexFileError(path: path, reason: "indexes another version of \(track) (SHA-256 \(checksum.prefix(12)), the dataset records \(recorded.prefix(12))); rebuild it with `fpbench index build`")
+                }
+            }
             let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
             loaded[a] = (catalog, (ContinuousClock.now - clock).seconds, bytes)
         }
@@ -81,13 +88,14 @@ extension Benchmark {
     func indexCatalog(_ tracks: [String], algorithms all: [AnyAlgorithm], skipping: Set<Int> = [], progress: Progress) -> Indexed {
         let algorithms = all.enumerated().map { skipping.contains($0.offset) ? nil : $0.element }
         let c = configuration, cache = FingerprintCache(folder: c.cacheFolder)
-        let perTrack = parallelMap(tracks.count, threads: c.threads) { t -> (prints: [Result<AnyFingerprint, Error>], cpu: [Double], decode: Double, cached: [Bool]) in
+        let perTrack = parallelMap(tracks.count, threads: c.threads) { t -> (prints: [Result<AnyFingerprint, Error>], cpu: [Double], decode: Double, cached: [Bool], checksum: String) in
             defer { progress.advance() }
             let path = c.dataset.path(tracks[t])
-            let contentKey: String
-            do { contentKey = "file:" + (try c.dataset.recordedSHA256(tracks[t]) ?? sha256Hex(file: path)) } catch {
-                return (algorithms.map { _ in .failure(error) }, algorithms.map { _ in 0 }, 0, algorithms.map { _ in false })
+            let checksum: String
+            do { checksum = try c.dataset.recordedSHA256(tracks[t]) ?? sha256Hex(file: path) } catch {
+                return (algorithms.map { _ in .failure(error) }, algorithms.map { _ in 0 }, 0, algorithms.map { _ in false }, "")
             }
+            let contentKey = "file:" + checksum
             let cached = algorithms.map { $0.flatMap { cache.load($0, role: .reference, contentKey: contentKey) } }
             // The algorithms without a cached fingerprint, from one decoding of the track.
             let missing = algorithms.indices.filter { algorithms[$0] != nil && cached[$0] == nil }
@@ -109,7 +117,7 @@ extension Benchmark {
                 guard algorithms[a] != nil else { return .failure(IndexFileError(path: tracks[t], reason: "indexed by a file")) }
                 return cached[a].map { .success($0) } ?? made[a]!
             }
-            return (prints, cpu, decode, cached.map { $0 != nil })
+            return (prints, cpu, decode, cached.map { $0 != nil }, checksum)
         }
         var failures: [(Int, String)] = []
         for (t, track) in perTrack.enumerated() {
@@ -121,6 +129,6 @@ extension Benchmark {
         return Indexed(prints: algorithms.indices.map { a in perTrack.map { try? $0.prints[a].get() } },
                        cpu: algorithms.indices.map { a in perTrack.map { $0.cpu[a] } }, decode: perTrack.map(\.decode),
                        fromCache: algorithms.indices.map { a in perTrack.filter { $0.cached[a] }.count },
-                       failures: failures)
+                       failures: failures, checksums: perTrack.map(\.checksum))
     }
 }

@@ -104,6 +104,18 @@ public struct DatasetManifest: Sendable, Codable, Equatable {
         catalog = try c.decodeIfPresent(CatalogSection.self, forKey: .catalog)
         audioRoot = try c.decodeIfPresent(String.self, forKey: .audioRoot)
     }
+
+    /// Fields only `scripts/fetch-dataset.sh` reads (where a file comes from, how a render is made).
+    static let fetchScriptFields: Set<String> = ["files.archive", "files.member", "files.inner", "soundSets", "renders.*", "toolVersions"]
+
+    /// Every audio file the manifest's sections use (sources, alternates, distractors, noises, impulse
+    /// responses, catalog tracks and negatives), each once, in order of first use.
+    public var usedFiles: [String] {
+        let all = sources.flatMap { [$0.reference.file] + $0.alternates.map(\.file) } + distractors.map(\.file)
+            + noises.map(\.file) + impulseResponses.map(\.file) + (catalog.map { $0.tracks + $0.negatives } ?? [])
+        var seen = Set<String>()
+        return all.filter { seen.insert($0).inserted }
+    }
 }
 
 /// A manifest that cannot be used, naming the file and the reason.
@@ -140,8 +152,8 @@ public struct Dataset: Sendable {
                   + "nor a folder here (any folder of audio files is a dataset: fpbench run --dataset FOLDER)")
         }
         let manifest: DatasetManifest
-        do { manifest = try JSONDecoder().decode(DatasetManifest.self, from: data) } catch let error as DecodingError {
-            throw DatasetError(path: path, reason: "broken manifest: \(explain(error))")
+        do { manifest = try decodeStrictly(DatasetManifest.self, from: data, otherReaders: DatasetManifest.fetchScriptFields) } catch let error as StrictDecodingError {
+            throw DatasetError(path: path, reason: "broken manifest: \(error.reason)")
         }
         try validate(manifest, path: path)
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()

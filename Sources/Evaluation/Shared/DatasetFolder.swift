@@ -9,22 +9,36 @@ public enum DatasetFolder {
     static let audioExtensions: Set<String> = ["wav", "flac", "ogg", "opus", "mp3"]
 
     /// A pairs file: CSV lines `source,alternate` of paths relative to the folder (an optional header
-    /// line, no commas in names); a source may have several alternates, in the file's order.
+    /// line, no commas in names, Windows line endings accepted); a source may have several alternates, in
+    /// the file's order. A file paired with itself, or a chain (an alternate that is also a source), would
+    /// silently drop a source, so each is refused with its line numbers.
     static func pairs(_ file: URL, folder: URL) throws -> [(source: String, alternate: String)] {
+        guard FileManager.default.fileExists(atPath: file.path) else { throw DatasetError(path: file.path, reason: "no such pairs file") }
         guard let text = try? String(contentsOf: file, encoding: .utf8) else { throw DatasetError(path: file.path, reason: "cannot be read as UTF-8 text") }
-        var pairs: [(String, String)] = []
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        var pairs: [(line: Int, source: String, alternate: String)] = []
+        for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let cells = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             if cells.allSatisfy(\.isEmpty) || (number == 0 && ["source", "reference"].contains(cells[0].lowercased())) { continue }
+            let here = "\(file.path):\(number + 1)"
             guard cells.count == 2, !cells[0].isEmpty, !cells[1].isEmpty else {
-                throw DatasetError(path: "\(file.path):\(number + 1)", reason: "a line is SOURCE,ALTERNATE (two file names relative to the folder), got '\(line)'")
+                throw DatasetError(path: here, reason: "a line is SOURCE,ALTERNATE (two file names relative to the folder), got '\(line)'")
             }
             for name in cells where !FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path) {
-                throw DatasetError(path: "\(file.path):\(number + 1)", reason: "'\(name)' is not in \(folder.path)")
+                throw DatasetError(path: here, reason: "'\(name)' is not in \(folder.path)")
             }
-            pairs.append((cells[0], cells[1]))
+            guard cells[0] != cells[1] else { throw DatasetError(path: here, reason: "'\(cells[0])' is paired with itself") }
+            pairs.append((number + 1, cells[0], cells[1]))
         }
-        return pairs
+        for pair in pairs {
+            if let other = pairs.first(where: { $0.source == pair.alternate }) {
+                throw DatasetError(path: "\(file.path):\(pair.line)", reason: "'\(pair.alternate)' is an alternate here and a source on line \(other.line); "
+                                   + "a pairs file names each recording as a source or as an alternate, not both")
+            }
+            if let other = pairs.first(where: { $0.alternate == pair.alternate && $0.line < pair.line && $0.source != pair.source }) {
+                throw DatasetError(path: "\(file.path):\(pair.line)", reason: "'\(pair.alternate)' is already an alternate of '\(other.source)' on line \(other.line)")
+            }
+        }
+        return pairs.map { ($0.source, $0.alternate) }
     }
 
     /// The manifest of a folder, with every file's SHA-256; written by `fpbench dataset init`.

@@ -4,7 +4,9 @@ import Foundation
 
 /// Fingerprints on disk, keyed by what determines them (the audio's content, or a file's checksum),
 /// the algorithm, its revision, its profile and the role, so a second identical run (or a resumed one) reuses them.
-/// Files are written atomically; a cache that cannot be written costs speed, never a result.
+/// Files are written atomically and sealed with a checksum (`Checksum`, 8 bytes after the compact
+/// fingerprint): a damaged entry is discarded with a warning and recomputed, never trusted. A cache that
+/// cannot be written costs speed, never a result.
 struct FingerprintCache: Sendable {
     let folder: URL?
 
@@ -24,7 +26,7 @@ struct FingerprintCache: Sendable {
     }
 
     func key(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) -> String {
-        sha256Hex(Data("\(algorithm.identifier)|r\(algorithm.revision)|\(algorithm.profile.key)|\(role.rawValue)|\(contentKey)".utf8))
+        sha256Hex(Data("\(algorithm.identifier)|r\(algorithm.revision)|\(algorithm.profile.key)|\(role.rawValue)|\(contentKey)|sealed".utf8))
     }
 
     private func file(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) -> URL? {
@@ -34,7 +36,14 @@ struct FingerprintCache: Sendable {
     func load(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) -> AnyFingerprint? {
         guard let file = file(algorithm, role: role, contentKey: contentKey),
               let data = FileManager.default.contents(atPath: file.path) else { return nil }
-        return try? algorithm.decode(data, as: .compact)
+        let payload = data.prefix(max(0, data.count - 8))
+        guard data.count >= 8, Checksum.of(payload) == UInt64(littleEndian: data.suffix(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }),
+              let print = try? algorithm.decode(Data(payload), as: .compact) else {
+            FileHandle.standardError.write(Data("warning: fingerprint cache entry \(file.path) is damaged (its checksum does not match); discarded, the fingerprint is made again\n".utf8))
+            try? FileManager.default.removeItem(at: file)
+            return nil
+        }
+        return print
     }
 
     /// Stores a fingerprint; a failure (a full disk, a read-only folder) is reported once, not thrown.
@@ -42,7 +51,9 @@ struct FingerprintCache: Sendable {
         guard let file = file(algorithm, role: role, contentKey: contentKey) else { return }
         do {
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try algorithm.encode(print, as: .compact).write(to: file, options: .atomic)
+            var sealed = try algorithm.encode(print, as: .compact)
+            withUnsafeBytes(of: Checksum.of(sealed).littleEndian) { sealed.append(contentsOf: $0) }
+            try sealed.write(to: file, options: .atomic)
         } catch {
             CacheWarning.once("warning: fingerprint cache \(folder!.path) cannot be written (\(error.localizedDescription)); going on without it\n")
         }

@@ -1,3 +1,4 @@
+import Fingerprinting
 import Foundation
 
 /// One of `count` deterministic parts of a benchmark or a suite run (`--shard I/N`, I from 0 to N-1, as
@@ -11,6 +12,11 @@ public struct Shard: Sendable, Codable, Equatable {
     /// What every part of one run shares (tool, seed, dataset, algorithms and their profiles, the spec
     /// and queries or the whole suite), as a SHA-256: a merge refuses a part whose differs.
     public var configuration: String
+    /// Written with the part (`ShardedResults.sealed()`): how many items (answers, tests, sweep points)
+    /// it holds, and the checksum of the whole part with this field empty. A merge refuses a part whose
+    /// content no longer matches.
+    public var items: Int?
+    public var seal: String?
 
     public init(index: Int, count: Int, configuration: String = "") {
         self.index = index
@@ -60,6 +66,8 @@ public struct Shard: Sendable, Codable, Equatable {
 }
 
 extension BenchmarkResults: ShardedResults {
+    public var itemCount: Int { answers.count }
+
     /// The SHA-256 of everything but the answers, problems and shard: equal for every part of one benchmark.
     var configurationKey: String {
         var shared = self
@@ -91,6 +99,8 @@ extension BenchmarkResults: ShardedResults {
 }
 
 extension RunResults: ShardedResults {
+    public var itemCount: Int { tests.count }
+
     /// The parts of one sharded suite run (test i in part i mod N) gathered into the results the
     /// unsharded run writes: tests, matrices, catalogs and pair measures in the suite's order.
     public static func merge(_ parts: [(path: String, results: RunResults)]) throws -> RunResults {
@@ -125,14 +135,44 @@ extension RunResults: ShardedResults {
 /// benchmark's and a sweep's: each part names its `Shard` (checked by `Shard.check`), and `merge` gives the
 /// results the unsharded run writes.
 public protocol ShardedResults: ResultsFile {
-    var shard: Shard? { get }
+    var shard: Shard? { get set }
+    /// The items a part answers for: a benchmark's answers, a suite's tests, a sweep's points.
+    var itemCount: Int { get }
     /// The parts, each with its file's path for messages, gathered into the whole.
     static func merge(_ parts: [(path: String, results: Self)]) throws -> Self
 }
 
 extension ShardedResults {
-    /// Reads the parts' files and merges them.
+    /// Reads the parts' files, checks each one's seal, and merges them.
     public static func merge(files: [(path: String, data: Data)]) throws -> Self {
-        try merge(try files.map { (path: $0.path, results: try decode($0.data, path: $0.path)) })
+        try merge(try files.map { file in
+            let part = try decode(file.data, path: file.path)
+            if let broken = part.brokenSeal { throw DatasetError(path: file.path, reason: broken) }
+            return (path: file.path, results: part)
+        })
+    }
+
+    /// A part with its seal: its item count and the checksum of its encoding with the seal empty
+    /// (results without a shard are returned as they are).
+    public func sealed() -> Self {
+        guard var shard else { return self }
+        var part = self
+        shard.items = itemCount
+        shard.seal = nil
+        part.shard = shard
+        shard.seal = Checksum.hex((try? part.encoded()) ?? Data())
+        part.shard = shard
+        return part
+    }
+
+    /// Why a part read back is not what its run wrote (nil: it is, or it is not a part).
+    var brokenSeal: String? {
+        guard let shard else { return nil }
+        guard let items = shard.items, let seal = shard.seal else { return "part \(shard.index) of \(shard.count) carries no seal (written by an older fpbench?); run it again" }
+        guard items == itemCount else {
+            return "part \(shard.index) of \(shard.count) holds \(itemCount) of the \(items) items it was written with (truncated or edited); run it again"
+        }
+        guard sealed().shard?.seal == seal else { return "part \(shard.index) of \(shard.count) does not match its seal (edited or damaged); run it again" }
+        return nil
     }
 }

@@ -20,8 +20,8 @@ public struct StageAxis: Sendable, Equatable {
         var fields: [String: Any] = fixed
         fields[parameter] = level
         let data = try JSONSerialization.data(withJSONObject: [unit: fields])
-        do { return try JSONDecoder().decode(StageSpec.self, from: data) } catch let error as DecodingError {
-            throw DatasetError(path: "--unit \(unit) --parameter \(parameter) at \(String(format: "%g", level))", reason: explain(error))
+        do { return try decodeStrictly(StageSpec.self, from: data) } catch let error as StrictDecodingError {
+            throw DatasetError(path: "--unit \(unit) --parameter \(parameter) at \(String(format: "%g", level))", reason: error.reason)
         }
     }
 

@@ -151,5 +151,9 @@ public struct LSHIndex: FingerprintIndex {
         (postings, step) = try Postings.load(keyBits: 32, "keys", from: reader)
         imageHops = Array(try reader.array("imageHops", of: UInt32.self))
         hops = ReferenceLayout(starts: Array(try reader.array("hops", of: UInt32.self)))
+        guard imageHops.count == postings.positionCount, hops.count == postings.referenceCount, hops.isOrdered,
+              imageHops.allSatisfy({ $0 < hops.end }) else {
+            throw IndexFileError(path: reader.path, reason: "damaged: the images' hops do not fit the postings")
+        }
     }
 }

@@ -55,7 +55,7 @@ public struct BruteForceIndex<Print: Fingerprint>: FingerprintIndex {
     }
     public var byteCount: Int { 0 }
     public func save(to writer: inout IndexFile.Writer) { writer.set("references", Double(count)) }
-    public mutating func load(from reader: IndexFile.Reader) throws { count = Int(try reader.value("references")) }
+    public mutating func load(from reader: IndexFile.Reader) throws { count = try reader.integer("references", in: 0...reader.header.references.count) }
 }
 
 /// One answer of a catalog search.
@@ -72,6 +72,8 @@ public final class Catalog {
     /// decoded from the file when a candidate first needs verifying.
     private var prints: [AnyFingerprint?] = []
     private var durations: [Double] = []
+    /// Each reference's audio file's SHA-256 ("" where not known).
+    public private(set) var checksums: [String] = []
     private var printBytes = 0
     private var file: IndexFile.Reader?
     private let printLock = NSLock()
@@ -89,10 +91,13 @@ public final class Catalog {
         index = algorithm.makeIndex()
     }
 
-    public func add(_ fingerprint: AnyFingerprint, name: String) {
+    /// Adds a reference; `checksum`, its audio file's SHA-256 where known, goes into an index file so
+    /// the file can be checked against the catalog it claims to index.
+    public func add(_ fingerprint: AnyFingerprint, name: String, checksum: String = "") {
         precondition(!sealed, "Catalog.add after the first search")
         index.add(fingerprint.base, reference: prints.count)
         names.append(name)
+        checksums.append(checksum)
         prints.append(fingerprint)
         durations.append(fingerprint.duration)
         printBytes += fingerprint.byteCount
@@ -112,8 +117,9 @@ public final class Catalog {
         try index.load(from: reader)
         names = header.references
         durations = header.durations
+        checksums = header.checksums
         prints = Array(repeating: nil, count: names.count)
-        printBytes = Int(try reader.value("printBytes"))
+        printBytes = try reader.integer("printBytes", in: 0...(1 << 50))
         // Each fingerprint's field table is checked now (its arrays are read when a candidate needs them),
         // so a damaged section is named here instead of silently scoring 0 at verification.
         for (i, name) in names.enumerated() {
@@ -128,7 +134,7 @@ public final class Catalog {
     /// Writes the sealed catalog as an index file (see `IndexFile`).
     public func save(to path: String) throws {
         seal()
-        var writer = IndexFile.Writer(algorithm: algorithm, references: names, durations: durations)
+        var writer = IndexFile.Writer(algorithm: algorithm, references: names, durations: durations, checksums: checksums)
         index.save(to: &writer)
         for (i, print) in prints.enumerated() { if let print { writer.add("print.\(i)", try algorithm.encode(print, as: .compact)) } }
         writer.set("printBytes", Double(printBytes))
@@ -162,7 +168,7 @@ public final class Catalog {
     /// for checking the index.
     public func search(_ query: AnyFingerprint, limit: Int = 10, applyingThreshold: Bool = true, useIndex: Bool = true) -> [Match] {
         seal()
-        let candidates = useIndex ? index.candidates(for: query.base, limit: max(limit, verified))
+        let candidates = useIndex ? index.candidates(for: query.base, limit: max(limit, verified)).filter { names.indices.contains($0.reference) }
             : prints.indices.map { Candidate(reference: $0, offset: nil, hits: 0) }
         let verified: [(reference: Int, comparison: Comparison)] = candidates
             .map { (reference: $0.reference, comparison: verify(query, $0)) }

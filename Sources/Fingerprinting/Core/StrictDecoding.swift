@@ -3,34 +3,39 @@ import Foundation
 /// Fields of a JSON file that its reader ignored: the keys of `input` that the same value, decoded and encoded
 /// again (`known`), does not have. A misspelt optional field (`"queryDuraton": 2`) would otherwise change the
 /// experiment silently; each is named by its path, with the nearest known name when one is close.
-func unknownFields(in input: Any, known: Any, path: String = "") -> [String] {
+/// `otherReaders` names fields another program reads (paths without indices, `renders.*` for every field
+/// of a list's items), which are not unknown.
+func unknownFields(in input: Any, known: Any, path: String = "", otherReaders: Set<String> = []) -> [String] {
+    func general(_ path: String) -> String { path.replacingOccurrences(of: #"\[[0-9]+\]"#, with: "", options: .regularExpression) }
     switch (input, known) {
     case (let given as [String: Any], let kept as [String: Any]):
         return given.keys.sorted().flatMap { key -> [String] in
             let here = path.isEmpty ? key : "\(path).\(key)"
+            if otherReaders.contains(general(here)) || otherReaders.contains(general(path) + ".*") { return [] }
             guard let value = kept[key] else {
                 let near = kept.keys.filter { !given.keys.contains($0) }.min { editDistance(key, $0) < editDistance(key, $1) }
                 return ["\(here): unknown field" + (near.map { editDistance(key, $0) <= 3 ? " (did you mean \($0)?)" : "" } ?? "")]
             }
-            return unknownFields(in: given[key]!, known: value, path: here)
+            return unknownFields(in: given[key]!, known: value, path: here, otherReaders: otherReaders)
         }
     case (let given as [Any], let kept as [Any]) where given.count == kept.count:
-        return zip(given, kept).enumerated().flatMap { unknownFields(in: $1.0, known: $1.1, path: "\(path)[\($0)]") }
+        return zip(given, kept).enumerated().flatMap { unknownFields(in: $1.0, known: $1.1, path: "\(path)[\($0)]", otherReaders: otherReaders) }
     default:
         return []
     }
 }
 
 /// JSON decoded strictly: a bad value, or a field the reader would ignore, is the reason thrown (a
-/// `StrictDecodingError` naming the field and why; the caller adds the file).
-public func decodeStrictly<T: Codable>(_ type: T.Type, from data: Data) throws -> T {
+/// `StrictDecodingError` naming the field and why; the caller adds the file). Fields `otherReaders` names
+/// (read by another program, such as the fetch script) are left alone.
+public func decodeStrictly<T: Codable>(_ type: T.Type, from data: Data, otherReaders: Set<String> = []) throws -> T {
     let value: T
     do { value = try JSONDecoder().decode(T.self, from: data) } catch let error as DecodingError {
         throw StrictDecodingError(reason: explain(error))
     }
     if let input = try? JSONSerialization.jsonObject(with: data),
        let known = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) {
-        let unknown = unknownFields(in: input, known: known)
+        let unknown = unknownFields(in: input, known: known, otherReaders: otherReaders)
         if !unknown.isEmpty { throw StrictDecodingError(reason: unknown.joined(separator: "; ")) }
     }
     return value

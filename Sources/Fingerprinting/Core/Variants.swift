@@ -51,7 +51,7 @@ extension AlgorithmParameters {
             if name == "sampleRate" || name.hasSuffix("SampleRate") {
                 guard (4000...192_000).contains(value) else { throw refuse("a sample rate must be 4,000 to 192,000 Hz") }
             } else if number > 0 {
-                guard value > 0 && value <= 1_000_000 else { throw refuse("must be above 0 (its default is \(number))") }
+                guard value > 0 && value <= 1_000_000 else { throw refuse("must be above 0 and at most 1,000,000 (its default is \(number))") }
             } else {
                 guard abs(value) <= 1_000_000 else { throw refuse("must be within ±1,000,000") }
             }

@@ -15,6 +15,10 @@ struct ReferenceLayout {
     }
 
     var count: Int { starts.count - 1 }
+    /// One past the last global position.
+    var end: UInt32 { starts.last! }
+    /// Starts at 0 and never goes back (a layout read from a file is checked with this).
+    var isOrdered: Bool { starts.first == 0 && zip(starts, starts.dropFirst()).allSatisfy { $0 <= $1 } }
 
     /// The reference holding a global position, and the position within it.
     func locate(_ position: UInt32) -> (reference: Int, local: Int) {
@@ -98,17 +102,23 @@ struct Postings {
     }
 
     /// Sealed postings read from an index file: the entries stay in the mapping (paged in as queries
-    /// touch them); the directory and the layout are copied.
+    /// touch them); the directory and the layout are copied. Every value that will index memory is
+    /// checked first (a file's checksums guard against damage, these against a file that lies).
     init(keyBits: Int, _ prefix: String, from reader: IndexFile.Reader) throws {
         self.keyBits = keyBits
+        func fail(_ what: String) -> Error { IndexFileError(path: reader.path, reason: "damaged: postings \(prefix): \(what)") }
         entries = try reader.array(prefix + ".entries", of: UInt64.self)
         owner = reader
         directory = Array(try reader.array(prefix + ".directory", of: UInt32.self))
         layout = ReferenceLayout(starts: Array(try reader.array(prefix + ".starts", of: UInt32.self)))
-        bucketShift = UInt32(try reader.value(prefix + ".bucketShift"))
-        guard directory.count >= 2, Int(directory.last!) == entries.count, layout.starts.first == 0 else {
-            throw IndexFileError(path: reader.header.algorithm, reason: "damaged postings \(prefix)")
+        bucketShift = UInt32(try reader.integer(prefix + ".bucketShift", in: max(0, keyBits - 20)...(keyBits - 1)))
+        guard directory.count == (1 << (keyBits - Int(bucketShift))) + 1 else { throw fail("a directory of \(directory.count) buckets") }
+        guard directory.first == 0, Int(directory.last!) == entries.count, zip(directory, directory.dropFirst()).allSatisfy({ $0 <= $1 }) else {
+            throw fail("directory out of order")
         }
+        guard layout.isOrdered else { throw fail("layout out of order") }
+        let end = UInt64(layout.end)
+        guard entries.allSatisfy({ $0 & 0xFFFF_FFFF < end }) else { throw fail("a position past the catalog's end") }
     }
 
     /// With the seconds one position stands for, as the hash and word indexes keep them.
@@ -118,10 +128,11 @@ struct Postings {
     }
 
     static func load(keyBits: Int, _ prefix: String, from reader: IndexFile.Reader) throws -> (postings: Postings, step: Double) {
-        (try Postings(keyBits: keyBits, prefix, from: reader), try reader.value(prefix + ".step"))
+        (try Postings(keyBits: keyBits, prefix, from: reader), try reader.step(prefix + ".step"))
     }
 
     var referenceCount: Int { layout.count }
+    var positionCount: Int { Int(layout.end) }
     var byteCount: Int { entries.count * 8 + layout.starts.count * 4 + directory.count * 4 }
 }
 
