@@ -15,7 +15,9 @@ struct DatasetCommand: ParsableCommand {
             Each audio file directly in FOLDER is a source; its first --window seconds are the reference. \
             NAME.alt.wav (any extension) beside NAME.wav is another recording of the same source (test 2); \
             or --pairs PAIRS.csv names them, a line SOURCE,ALTERNATE each (paths relative to FOLDER; the \
-            alternate may sit in a subfolder; a source may have several, test 2 uses the first). \
+            alternate may sit in a subfolder; a source may have several, test 2 uses the first; Windows line \
+            endings are read). A file paired with itself, an alternate that is also a source, or one file \
+            as the alternate of two sources is refused with the line numbers, since each would drop a source. \
             Files in FOLDER/noises/ and FOLDER/impulses/ become noise recordings and impulse responses, \
             named by their file names. `fpbench run --dataset FOLDER` works without this step; the manifest \
             pins the files by checksum so that a run notices when one changes.
