@@ -93,6 +93,15 @@ struct TimeLineMatcher: Sendable, Equatable {
 }
 
 extension TimeLineMatcher {
+    /// A query's hits in a reference as a comparison: the line through them, scored by `share`, with the
+    /// offset in seconds and the time factor the line found (the raw figure: the hits on it).
+    func comparison(of hits: [TimeHit], query: HashFingerprint, reference: HashFingerprint) -> Comparison {
+        let hits = hits.sorted { ($0.queryTime, $0.referenceTime) < ($1.queryTime, $1.referenceTime) }
+        guard let (line, aligned) = align(hits[...]), let last = query.times.last else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
+        return Comparison(score: share(aligned, of: reference, along: line, queryFrames: Int(last)), offset: line.intercept * query.step,
+                          rawFigure: Double(aligned), timeFactor: line.timeFactor)
+    }
+
     /// `aligned` over the reference's hashes in the stretch `line` maps the query's first to last frame
     /// onto (± the tolerance): the share of that stretch the query explains, 1 for identity.
     func share(_ aligned: Int, of reference: HashFingerprint, along line: TimeLine, queryFrames: Int) -> Double {

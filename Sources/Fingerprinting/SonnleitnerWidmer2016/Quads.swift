@@ -95,9 +95,6 @@ extension TimeLineMatcher {
                 k += 1
             }
         }
-        hits.sort { ($0.queryTime, $0.referenceTime) < ($1.queryTime, $1.referenceTime) }
-        guard let (line, aligned) = align(hits[...]), let last = query.times.last else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
-        return Comparison(score: share(aligned, of: reference, along: line, queryFrames: Int(last)), offset: line.intercept * query.step,
-                          rawFigure: Double(aligned), timeFactor: line.timeFactor)
+        return comparison(of: hits, query: query, reference: reference)
     }
 }
