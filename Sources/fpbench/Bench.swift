@@ -29,6 +29,7 @@ struct Bench: ParsableCommand {
     @Option(help: "Runs per file; the fastest counts.") var `repeat` = 3
     @Flag(help: "Do not time Chromaprint's fpcalc beside the algorithms.") var noPeer = false
     @OptionGroup var external: ExternalOption
+    @OptionGroup var progress: ProgressOptions
 
     func validate() throws {
         guard (1...100).contains(`repeat`) else { throw ValidationError("--repeat must be 1 to 100, got \(`repeat`)") }
@@ -42,7 +43,7 @@ struct Bench: ParsableCommand {
 
     func run() throws {
         let chosen = try external.resolve(algorithms)
-        let t = try BenchTimings(chosen, files: files, repeats: `repeat`, peer: !noPeer, external: external)
+        let t = try BenchTimings(chosen, files: files, repeats: `repeat`, peer: !noPeer, external: external, progress: ProgressReporter(progress.mode))
         let totalAudio = t.audioSeconds.reduce(0, +)
         print("algorithm        audio s   CPU s    audio s / CPU s   bytes / s   peak MB   × decode alone" + (t.peerAvailable ? "   fpcalc CPU / ours (median over files)" : ""))
         func row(_ name: String, _ cpu: [Double], _ bytesPerSecond: Double?, _ peak: Int?, _ overFloor: Double?, _ ratio: Double?) {

@@ -10,15 +10,17 @@ struct BenchTimings {
     var ours: [[Double]], peer: [Double], audioSeconds: [Double], bytes: [[Int]], peerAvailable: Bool
     var floor: [Double: [Double]], memory: [Int?], peerMemory: Int?
 
-    init(_ chosen: [AnyAlgorithm], files: [String], repeats: Int, peer measurePeer: Bool, external: ExternalOption) throws {
+    init(_ chosen: [AnyAlgorithm], files: [String], repeats: Int, peer measurePeer: Bool, external: ExternalOption, progress: ProgressReporter) throws {
         // Best CPU seconds per algorithm and file, and fpcalc's, measured file by file, alternating.
         var ours = chosen.map { _ in [Double](repeating: .infinity, count: files.count) }
         var peer = [Double](repeating: .infinity, count: files.count)
         var audioSeconds = [Double](repeating: 0, count: files.count)
         var bytes = chosen.map { _ in [Int](repeating: 0, count: files.count) }
         var peerAvailable = measurePeer
+        progress.start("timing", total: files.count * repeats)
         for (f, file) in files.enumerated() {
             for _ in 0..<repeats {
+                defer { progress.advance() }
                 for (a, algorithm) in chosen.enumerated() {
                     let clock = CPUClock()
                     let made = try reportingFailure(file) { try algorithm.fingerprint(file: file) }
@@ -36,9 +38,12 @@ struct BenchTimings {
         // The floor: decoding and resampling alone, at each distinct rate, with the same reader, streamed
         // as the algorithms are (holding the signal would add its allocation to the floor).
         var floor: [Double: [Double]] = [:]
-        for rate in Set(chosen.map(\.sampleRate)) {
+        let rates = Set(chosen.map(\.sampleRate))
+        progress.start("decoding alone", total: rates.count * files.count)
+        for rate in rates {
             floor[rate] = try files.map { file in
-                try (0..<repeats).map { _ in
+                defer { progress.advance() }
+                return try (0..<repeats).map { _ in
                     let clock = CPUClock()
                     _ = try reportingFailure(file) { try AudioReader.stream(file, sampleRate: rate) { _ in } }
                     return clock.elapsed
@@ -46,11 +51,14 @@ struct BenchTimings {
             }
         }
         // Peak memory: each algorithm alone in a process of its own (`fpbench fingerprint`), the largest over the files.
+        progress.start("peak memory, one process each", total: chosen.count)
         let memory = chosen.map { algorithm in
-            files.compactMap { file in try? ChildRun.run(Bench.executable, ["fingerprint", "-a", algorithm.identifier, file] + external.arguments) }
+            defer { progress.advance() }
+            return files.compactMap { file in try? ChildRun.run(Bench.executable, ["fingerprint", "-a", algorithm.identifier, file] + external.arguments) }
                 .filter { $0.status == 0 }.map(\.peakResidentBytes).max()
         }
         let peerMemory = peerAvailable ? files.compactMap { PeerTiming.fpcalc([$0])?.peakResidentBytes?.first }.max() : nil
+        progress.finish()
 
         self.ours = ours; self.peer = peer; self.audioSeconds = audioSeconds; self.bytes = bytes; self.peerAvailable = peerAvailable
         self.floor = floor; self.memory = memory; self.peerMemory = peerMemory

@@ -79,7 +79,7 @@ struct BenchmarkCommand: ParsableCommand {
         let chosen = try options.external.resolve(algorithms)
         var configuration = BenchmarkConfiguration(
             dataset: dataset, algorithms: chosen, spec: spec, seed: options.seed, threads: options.threads,
-            cacheFolder: options.cacheFolder, showProgress: true, toolVersion: fpbenchVersion,
+            cacheFolder: options.cacheFolder, progress: options.progress.mode, toolVersion: fpbenchVersion,
             scalingLength: scaling ? spec.queryLengths.max() : nil)
         configuration.peerTracks = max(0, peerTracks)
         configuration.shard = try shard.map { text in try validated { try Shard(parsing: text) } }

@@ -59,6 +59,7 @@ struct RunOptions: ParsableArguments {
     @Flag(help: "Do not read or write the fingerprint cache.") var noCache = false
     @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
     @OptionGroup var external: ExternalOption
+    @OptionGroup var progress: ProgressOptions
 
     func validate() throws {
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256, got \(threads)") }
@@ -72,10 +73,21 @@ struct RunOptions: ParsableArguments {
     func configuration(algorithms: [String], suite: Suite, draws: DrawOptions, keepAudioFolder: URL? = nil) throws -> RunConfiguration {
         var configuration = RunConfiguration(dataset: try loadDataset(), algorithms: try external.resolve(algorithms), suite: suite, seed: seed,
                                              threads: threads, cacheFolder: cacheFolder, keepAudioFolder: keepAudioFolder,
-                                             showProgress: true, toolVersion: fpbenchVersion)
+                                             progress: progress.mode, toolVersion: fpbenchVersion)
         configuration.queriesPerSource = draws.count
         return configuration
     }
+}
+
+extension ProgressMode: ExpressibleByArgument {}
+
+/// `--progress MODE` and `--quiet`: what a long command says on standard error while it works.
+struct ProgressOptions: ParsableArguments {
+    @Option(help: "terminal (one line updated in place), plain (a line every 10 % or 30 s, for logs) or none (default: terminal when standard error is a terminal, else plain).")
+    var progress: ProgressMode?
+    @Flag(help: "No progress lines (the same as --progress none); results and errors are still printed.") var quiet = false
+
+    var mode: ProgressMode { quiet ? .none : progress ?? .automatic }
 }
 
 /// `--queries-per-source N`: several seeded queries per source and test, for rates with narrower intervals.

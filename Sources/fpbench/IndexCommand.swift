@@ -29,13 +29,14 @@ struct IndexCommand: ParsableCommand {
         @Option(help: "Fingerprint cache folder.") var cache = ".fpbench-cache/fingerprints"
         @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
         @Option(help: "The index file to write.") var out: String
+        @OptionGroup var progress: ProgressOptions
 
         func run() throws {
             let chosen = try algorithm.resolve()
             let data = try validated { try Dataset.load(dataset) }
             let started = Date()
             let configuration = BenchmarkConfiguration(dataset: data, algorithms: [chosen], spec: BenchmarkSpec(), seed: 0,
-                                                       threads: max(1, threads), cacheFolder: URL(fileURLWithPath: cache), showProgress: true,
+                                                       threads: max(1, threads), cacheFolder: URL(fileURLWithPath: cache), progress: progress.mode,
                                                        toolVersion: fpbenchVersion)
             let (catalogs, failures) = try validated { try Benchmark(configuration).buildCatalogs() }
             for failure in failures { printError("\(failure.item): \(failure.reason)") }

@@ -22,6 +22,7 @@ struct Merge: ParsableCommand {
 
     @Argument(help: "The parts' results.json (or sweep.json) files, or the folders that hold them.") var parts: [String]
     @Option(help: "Output folder.") var out = "runs/merged"
+    @OptionGroup var progress: ProgressOptions
 
     /// Only the fields that tell a benchmark's results, a sweep's record and a run's results apart.
     private struct Kind: Decodable {
@@ -43,7 +44,14 @@ struct Merge: ParsableCommand {
     }
 
     func run() throws {
-        let files = try parts.map(file)
+        let reporter = ProgressReporter(progress.mode)
+        reporter.start("reading parts", total: parts.count)
+        let files = try parts.map { path in
+            defer { reporter.advance() }
+            return try file(path)
+        }
+        reporter.start("merging and writing the report", total: 1)
+        defer { reporter.finish() }
         let folder = URL(fileURLWithPath: out)
         guard let first = files.first else { throw ValidationError("give the parts' results.json files") }
         let kinds = try files.map { file -> Kind in

@@ -21,7 +21,7 @@ extension SweepCommand {
             try validated { try spec.validate(path: "options") }
             return BenchmarkConfiguration(dataset: try options.loadDataset(default: "catalog"), algorithms: try options.external.resolve(algorithms),
                                           spec: spec, seed: options.seed, threads: options.threads, cacheFolder: options.cacheFolder,
-                                          showProgress: true, toolVersion: fpbenchVersion)
+                                          progress: options.progress.mode, toolVersion: fpbenchVersion)
         }
 
         /// Writes a benchmark sweep's report; breaking points interpolated.

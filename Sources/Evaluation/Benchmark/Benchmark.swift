@@ -27,7 +27,7 @@ public struct Benchmark {
             throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog section: an index needs whole tracks (see Datasets/README.md)")
         }
         let (tracks, _) = readable(section.tracks, failures: &failures)
-        let progress = Progress(enabled: c.showProgress)
+        let progress = ProgressReporter(c.progress)
         progress.start("indexing", total: tracks.count)
         let indexed = indexCatalog(tracks, algorithms: c.algorithms, progress: progress)
         progress.finish()
@@ -43,7 +43,7 @@ public struct Benchmark {
 
     public func run() throws -> (results: BenchmarkResults, costs: BenchmarkCosts) {
         let started = Date(), c = configuration
-        let progress = Progress(enabled: c.showProgress)
+        let progress = ProgressReporter(c.progress)
         var failures = ChecksumCheck(dataset: c.dataset, cacheFolder: c.cacheFolder).problems(), skipped: [RunResults.Problem] = []
         let catalog = try readCatalog(&failures)
         let queries = BenchmarkPlan.draw(spec: c.spec, tracks: catalog.tracks, durations: catalog.durations,
@@ -121,7 +121,7 @@ public struct Benchmark {
         var trackIndex: [String: Int]
     }
 
-    func buildIndex(_ tracks: [String], algorithms: [AnyAlgorithm], progress: Progress, failures: inout [RunResults.Problem]) throws -> BuiltIndex {
+    func buildIndex(_ tracks: [String], algorithms: [AnyAlgorithm], progress: ProgressReporter, failures: inout [RunResults.Problem]) throws -> BuiltIndex {
         let c = configuration
         let loaded = try loadIndexFiles(algorithms: algorithms, tracks: tracks)
         progress.start("indexing", total: tracks.count)
@@ -148,7 +148,7 @@ public struct Benchmark {
 
     /// Phase 4: every query of this part answered under every condition (negatives: clean only).
     func answerAll(_ answered: [BenchmarkQuery], conditions: [BenchmarkCondition], recordings: [String: Audio], algorithms: [AnyAlgorithm],
-                   index: BuiltIndex, systemFiles: SystemQueryFiles, scalingLength: Double?, progress: Progress) -> [QueryOutcome] {
+                   index: BuiltIndex, systemFiles: SystemQueryFiles, scalingLength: Double?, progress: ProgressReporter) -> [QueryOutcome] {
         let c = configuration
         progress.start("querying", total: answered.count)
         let planner = QueryPlanner(seed: c.seed, recordings: recordings)

@@ -13,7 +13,7 @@ public struct BenchmarkConfiguration: Sendable {
     public var seed: UInt64
     public var threads: Int
     public var cacheFolder: URL?
-    public var showProgress: Bool
+    public var progress: ProgressMode
     public var toolVersion: String
     /// Also measure the scaling curve (catalogs of 1/16 ... all of the tracks) at this query length.
     public var scalingLength: Double?
@@ -30,14 +30,14 @@ public struct BenchmarkConfiguration: Sendable {
     public var systemStateFolder = URL(fileURLWithPath: "runs/systems")
 
     public init(dataset: Dataset, algorithms: [AnyAlgorithm], spec: BenchmarkSpec, seed: UInt64, threads: Int,
-                cacheFolder: URL?, showProgress: Bool, toolVersion: String, scalingLength: Double? = nil) {
+                cacheFolder: URL?, progress: ProgressMode, toolVersion: String, scalingLength: Double? = nil) {
         self.dataset = dataset
         self.algorithms = algorithms
         self.spec = spec
         self.seed = seed
         self.threads = threads
         self.cacheFolder = cacheFolder
-        self.showProgress = showProgress
+        self.progress = progress
         self.toolVersion = toolVersion
         self.scalingLength = scalingLength
     }

@@ -85,7 +85,7 @@ extension Benchmark {
     /// Every track through every algorithm: from the cache (keyed by the file's checksum) or from one
     /// decoding of the track, resampled once per distinct rate and streamed into every algorithm that
     /// lacks it (no track is held whole). Decoding's CPU time is the call's less the algorithms' own.
-    func indexCatalog(_ tracks: [String], algorithms all: [AnyAlgorithm], skipping: Set<Int> = [], progress: Progress) -> Indexed {
+    func indexCatalog(_ tracks: [String], algorithms all: [AnyAlgorithm], skipping: Set<Int> = [], progress: ProgressReporter) -> Indexed {
         let algorithms = all.enumerated().map { skipping.contains($0.offset) ? nil : $0.element }
         let c = configuration, cache = FingerprintCache(folder: c.cacheFolder)
         let perTrack = parallelMap(tracks.count, threads: c.threads) { t -> (prints: [Result<AnyFingerprint, Error>], cpu: [Double], decode: Double, cached: [Bool], checksum: String) in

@@ -18,7 +18,7 @@ extension Benchmark {
 
     /// Every system that is installed and indexes the catalog; the others are skipped with the reason (not
     /// installed: with the install line; indexing failed: with its last words on standard error).
-    func indexSystems(_ tracks: [String], durations: [Double], skipped: inout [RunResults.Problem], progress: Progress) -> [IndexedSystem] {
+    func indexSystems(_ tracks: [String], durations: [Double], skipped: inout [RunResults.Problem], progress: ProgressReporter) -> [IndexedSystem] {
         let c = configuration
         let paths = tracks.map { URL(fileURLWithPath: c.dataset.path($0)).standardizedFileURL.path }
         progress.start("indexing outside systems", total: c.systems.count)
@@ -67,7 +67,7 @@ extension Benchmark {
 
     /// Each system's answers to every query file that was written (a query that could not be written
     /// already failed for every algorithm), and what its calls cost.
-    func answerSystems(_ systems: [IndexedSystem], files: SystemQueryFiles, asked: [BenchmarkAnswer], progress: Progress)
+    func answerSystems(_ systems: [IndexedSystem], files: SystemQueryFiles, asked: [BenchmarkAnswer], progress: ProgressReporter)
         -> (answers: [BenchmarkAnswer], costs: [BenchmarkCosts.SystemCosts]) {
         let ready = asked.filter { $0.failure == nil }
         progress.start("querying outside systems", total: systems.count * ready.count)

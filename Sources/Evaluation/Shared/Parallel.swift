@@ -33,32 +33,3 @@ private final class Slots<T>: @unchecked Sendable {
     }
     var values: [T?] { lock.withLock { storage } }
 }
-
-/// "stage 12/80" on standard error, rewritten in place, only when standard error is a terminal.
-final class Progress: @unchecked Sendable {
-    private let lock = NSLock()
-    private let enabled: Bool
-    private var stage = "", done = 0, total = 0
-
-    init(enabled: Bool) { self.enabled = enabled && isatty(STDERR_FILENO) != 0 }
-
-    func start(_ stage: String, total: Int) {
-        lock.withLock { self.stage = stage; done = 0; self.total = total }
-        draw()
-    }
-
-    func advance(by count: Int = 1) {
-        lock.withLock { done += count }
-        draw()
-    }
-
-    func finish() {
-        if enabled { FileHandle.standardError.write(Data("\n".utf8)) }
-    }
-
-    private func draw() {
-        guard enabled else { return }
-        let line = lock.withLock { "\r\(stage) \(done)/\(total)   " }
-        FileHandle.standardError.write(Data(line.utf8))
-    }
-}

@@ -14,7 +14,7 @@ public struct RunConfiguration: Sendable {
     public var cacheFolder: URL?
     /// Where degraded queries are written as WAV for listening (nil: not written).
     public var keepAudioFolder: URL?
-    public var showProgress: Bool
+    public var progress: ProgressMode
     public var toolVersion: String
     /// Whether to search each algorithm's catalog (references + distractors); sweeps do not report it.
     public var searchCatalogs = true
@@ -24,7 +24,7 @@ public struct RunConfiguration: Sendable {
     public var shard: Shard?
 
     public init(dataset: Dataset, algorithms: [AnyAlgorithm], suite: Suite, seed: UInt64, threads: Int,
-                cacheFolder: URL?, keepAudioFolder: URL?, showProgress: Bool, toolVersion: String) {
+                cacheFolder: URL?, keepAudioFolder: URL?, progress: ProgressMode, toolVersion: String) {
         self.dataset = dataset
         self.algorithms = algorithms
         self.suite = suite
@@ -32,7 +32,7 @@ public struct RunConfiguration: Sendable {
         self.threads = threads
         self.cacheFolder = cacheFolder
         self.keepAudioFolder = keepAudioFolder
-        self.showProgress = showProgress
+        self.progress = progress
         self.toolVersion = toolVersion
     }
 }

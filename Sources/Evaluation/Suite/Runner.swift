@@ -70,7 +70,7 @@ public struct Runner {
 
     private func runAll() -> RunResults {
         let c = configuration
-        let progress = Progress(enabled: c.showProgress)
+        let progress = ProgressReporter(c.progress)
         var problems = Problems()
         problems.failures = ChecksumCheck(dataset: c.dataset, cacheFolder: c.cacheFolder).problems()
         let durations = measureExcerpts(&problems)

@@ -10,7 +10,7 @@ extension Runner {
 
     /// Every algorithm × (references + queries + distractors), through the cache, keyed by what
     /// determines each input (file checksums, windows, the test and its seed), so a warm run decodes nothing.
-    func fingerprint(sources: [Source], tests: [PlannedTest], distractors: [Excerpt], audio: QueryAudio, progress: Progress) -> PrintTable {
+    func fingerprint(sources: [Source], tests: [PlannedTest], distractors: [Excerpt], audio: QueryAudio, progress: ProgressReporter) -> PrintTable {
         let c = configuration
         let keys = ContentKeys(dataset: c.dataset, seed: c.seed)
         var items: [(item: PrintTable.Item, key: String, role: FingerprintRole)] = sources.enumerated().map {
@@ -43,7 +43,7 @@ extension Runner {
     // MARK: Compare
 
     /// One similarity matrix per algorithm and test that has queries: every query against every reference.
-    func compare(_ prints: PrintTable, sources: [Source], tests: [PlannedTest], progress: Progress) -> [SimilarityMatrix] {
+    func compare(_ prints: PrintTable, sources: [Source], tests: [PlannedTest], progress: ProgressReporter) -> [SimilarityMatrix] {
         let made = tests.indices.filter { !tests[$0].record.queries.isEmpty }
         let c = configuration, cells = c.algorithms.count * made.count
         progress.start("comparing", total: cells)
@@ -73,7 +73,7 @@ extension Runner {
 
     /// Every query against references + distractors, through the algorithm's own index.
     func searchCatalogs(_ prints: PrintTable, sources: [Source], tests: [PlannedTest], distractors: [Excerpt],
-                                progress: Progress) -> [RunResults.CatalogResult] {
+                                progress: ProgressReporter) -> [RunResults.CatalogResult] {
         let c = configuration, cells = c.algorithms.count * tests.count
         let built = c.algorithms.indices.map { a -> Catalog in
             let catalog = Catalog(algorithm: c.algorithms[a])
