@@ -17,9 +17,12 @@ public enum BenchmarkReport {
             try put(metricsCSV(metrics), "metrics.csv")
             for length in r.spec.queryLengths {
                 try put(detectionFigure(r, length: length), String(format: "detection-%gs.svg", length))
+                try put(scoreFigure(r, metrics: metrics, length: length), String(format: "scores-%gs.svg", length))
             }
             if let costs, !costs.scaling.isEmpty { try put(scalingFigure(costs), "scaling.svg") }
-            try put(summary(r, metrics: metrics, costs: costs), "summary.md")
+            let text = summary(r, metrics: metrics, costs: costs)
+            try put(text, "summary.md")
+            try BenchmarkPage.write(r, metrics: metrics, summary: text, to: folder)
         }
     }
 
@@ -87,6 +90,24 @@ public enum BenchmarkReport {
                                  xTicks: stride(from: 0.0, through: 100, by: 10).map { $0 }, series: series)
     }
 
+    /// Each algorithm's top scores on negatives, correct and other positives, with the calibrated threshold.
+    static func scoreFigure(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, length: Double) -> String {
+        let queries = Dictionary(uniqueKeysWithValues: r.queries.map { ($0.id, $0) })
+        let panels = r.algorithms.filter(\.isScored).map { info -> ScoreFigure.Panel in
+            let threshold = m.negative(info.identifier, length)?.calibratedThreshold ?? 0
+            var panel = ScoreFigure.Panel(algorithm: info.identifier, negatives: [], correct: [], wrong: [], threshold: threshold)
+            for a in r.answers where a.algorithm == info.identifier && a.failure == nil {
+                guard let q = queries[a.query], q.length == length else { continue }
+                let score = a.top.first?.score ?? 0
+                if q.negative { panel.negatives.append(score) }
+                else if let top = a.top.first, BenchmarkMetrics.outcome(top, truth: q, expectedOffset: a.expectedOffset, results: r) == .correct { panel.correct.append(score) }
+                else { panel.wrong.append(score) }
+            }
+            return panel
+        }
+        return ScoreFigure.svg(title: "Top scores and the calibrated threshold, \(g(length)) s queries (all conditions)", panels: panels)
+    }
+
     static func scalingFigure(_ costs: BenchmarkCosts) -> String {
         let groups = Dictionary(grouping: costs.scaling, by: \.algorithm).sorted { $0.key < $1.key }
         let top = costs.scaling.map(\.searchMilliseconds.median).max() ?? 1
@@ -118,7 +139,7 @@ public enum BenchmarkReport {
                 s += n.flatMap { $0.falsePositives.total > 0 ? "\($0.falsePositives.successes)/\($0.falsePositives.total) [\(interval($0.falsePositives))]" : nil } ?? "—"
                 s += " |\n"
             }
-            s += "\n![detection](detection-\(g(length))s.svg)\n\n"
+            s += "\n![detection](detection-\(g(length))s.svg)\n\n![scores](scores-\(g(length))s.svg)\n\n"
         }
         s += "## What the top answers were (documented thresholds, \(g(r.spec.queryLengths.max() ?? 0)) s queries)\n\n"
         s += "| algorithm | condition | correct | right recording, wrong offset | wrong recording | no match | hit@5 |\n|---|---|---|---|---|---|---|\n"

@@ -103,12 +103,12 @@ public enum Figures {
     /// the own-source cell outlined, each cell labelled with its score in %.
     public static func heatmap(_ m: SimilarityMatrix, title: String) -> String {
         let cell = 34.0, left = 150.0, top = 150.0
-        let width = left + cell * Double(m.columns.count) + 90, height = top + cell * Double(m.rows.count) + 30
+        let width = max(480, left + cell * Double(m.columns.count) + 90), height = top + cell * Double(m.rows.count) + 30
         var svg = """
         <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="10">
         <rect width="100%" height="100%" fill="white"/>
         <text x="10" y="18" font-size="13">\(escape(title))</text>
-        <text x="10" y="34">rows: queries · columns: references · cell: score (%) · outlined: own source</text>
+        <text x="10" y="34">rows: queries · columns: references · cell: score (%) · outlined: own source · dot: the row's top score</text>
 
         """
         for (c, name) in m.columns.enumerated() {
@@ -127,6 +127,7 @@ public enum Figures {
                 svg += m.diagonal(r) == c ? " stroke=\"black\" stroke-width=\"2\"/>\n" : " stroke=\"white\"/>\n"
                 let label = score.map { String(format: "%.0f", 100 * $0) } ?? "—"
                 svg += "<text x=\"\(number(x + cell / 2))\" y=\"\(number(y + cell / 2 + 3))\" text-anchor=\"middle\" fill=\"\(shade < 130 ? "white" : "black")\">\(label)</text>\n"
+                if m.topColumn(r) == c { svg += "<circle cx=\"\(number(x + cell - 6))\" cy=\"\(number(y + 6))\" r=\"3\" fill=\"#d95f02\"/>\n" }
             }
         }
         return svg + "</svg>\n"

@@ -3,7 +3,7 @@ import Foundation
 
 /// Writes a run's report folder: results.json, results.csv (every comparison, one per row), catalog.csv
 /// (every catalog answer, one per row), identified.svg (rates with intervals and chance),
-/// matrices/ALGORITHM/TEST.{csv,raw.csv,md,svg} (each source's first query: the thesis's layout), summary.md.
+/// matrices/ALGORITHM/TEST.{csv,raw.csv,md,svg} (each source's first query: the thesis's layout), summary.md and report.html.
 /// Every file is written atomically (a temporary file, then a rename).
 public enum ReportWriter {
     public static func write(_ results: RunResults, to folder: URL, includeResults: Bool = true) throws {
@@ -26,6 +26,7 @@ public enum ReportWriter {
             try Data(identifiedFigure(results).utf8).write(to: folder.appendingPathComponent("identified.svg"), options: .atomic)
             let summary = summaryMarkdown(results) { "matrices/\($0.algorithm)/\($0.test).md" }
             try Data(summary.utf8).write(to: folder.appendingPathComponent("summary.md"), options: .atomic)
+            try RunPage.write(results, summary: summary, to: folder)
         }
     }
 }

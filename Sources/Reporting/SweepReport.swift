@@ -2,7 +2,7 @@ import Evaluation
 import Foundation
 
 /// A sweep's report: sweep.csv, sweep.md (with the breaking points and their grid evidence),
-/// accuracy.svg and diagonal.svg, sweep.json. Written atomically.
+/// accuracy.svg and diagonal.svg, sweep.json, report.html. Written atomically.
 public enum SweepReport {
     public struct Record: Codable {
         public var tool: String
@@ -63,7 +63,9 @@ public enum SweepReport {
                 try put(Figures.lineChart(title: "Mean score of the own source", xLabel: record.axis,
                                           yLabel: "mean diagonal score (%)", series: series(\.meanDiagonal)), "diagonal.svg")
             }
-            try put(markdown(record), "sweep.md")
+            let text = markdown(record)
+            try put(text, "sweep.md")
+            try SweepPage.write(record, markdown: text, to: folder)
             try record.sealed().encoded().write(to: folder.appendingPathComponent("sweep.json"), options: .atomic)
         }
     }

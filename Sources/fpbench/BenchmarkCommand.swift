@@ -60,6 +60,7 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(help: "Where outside systems keep their indexes (default: systems/ beside the fingerprint cache, .fpbench-cache/systems; OUT/systems with --no-cache).")
     var systemState: String?
     @Option(help: "Output folder.") var out = "runs/benchmark"
+    @OptionGroup var keep: KeepAudioOptions
     @OptionGroup var options: RunOptions
 
     func run() throws {
@@ -85,6 +86,9 @@ struct BenchmarkCommand: ParsableCommand {
         configuration.shard = try shard.map { text in try validated { try Shard(parsing: text) } }
         configuration.indexFiles = index
         let folder = URL(fileURLWithPath: out)
+        configuration.keepAudio = keep.keepAudio
+        configuration.keepAudioFolder = folder
+        configuration.keepAudioLimitBytes = keep.limitBytes
         configuration.systems = try (system + (spec.systems ?? [])).map { file in try validated { try OutsideSystem(file: file) } }
         configuration.systemStateFolder = systemState.map { URL(fileURLWithPath: $0) }
             ?? (options.cacheFolder?.deletingLastPathComponent() ?? folder).appendingPathComponent("systems")

@@ -71,6 +71,7 @@ struct RunOptions: ParsableArguments {
 
     /// A run of `algorithms` (all when empty) on `suite`, `draws.count` queries per source and test.
     func configuration(algorithms: [String], suite: Suite, draws: DrawOptions, keepAudioFolder: URL? = nil) throws -> RunConfiguration {
+        // keepAudioFolder: the run's folder (RunAudio names the files inside).
         var configuration = RunConfiguration(dataset: try loadDataset(), algorithms: try external.resolve(algorithms), suite: suite, seed: seed,
                                              threads: threads, cacheFolder: cacheFolder, keepAudioFolder: keepAudioFolder,
                                              progress: progress.mode, toolVersion: fpbenchVersion)
@@ -80,6 +81,20 @@ struct RunOptions: ParsableArguments {
 }
 
 extension ProgressMode: ExpressibleByArgument {}
+extension KeepAudio: ExpressibleByArgument {}
+
+/// `--keep-audio failures|all` and its size cap: the audio behind answers, for the report page's players.
+struct KeepAudioOptions: ParsableArguments {
+    @Option(help: "Keep the audio behind answers as WAV in the output folder, for report.html's players: failures (answers that were not correct: the query, the excerpt it should have matched and the one it did), all, or none.")
+    var keepAudio = KeepAudio.none
+    @Option(help: "Most megabytes of audio --keep-audio writes (failing answers of the longest queries first).") var keepAudioLimit = 200
+
+    func validate() throws {
+        guard (1...1_000_000).contains(keepAudioLimit) else { throw ValidationError("--keep-audio-limit must be 1 to 1,000,000 MB, got \(keepAudioLimit)") }
+    }
+
+    var limitBytes: Int { keepAudioLimit * 1_000_000 }
+}
 
 /// `--progress MODE` and `--quiet`: what a long command says on standard error while it works.
 struct ProgressOptions: ParsableArguments {

@@ -18,14 +18,14 @@ struct Run: ParsableCommand {
         Examples:
           fpbench run                                        the full suite on the default dataset
           fpbench run --dataset ci --algorithms afa-thesis constellation --tests test1-cropping
-          fpbench run --suite my-suite.json --seed 7 --out runs/seed7 --keep-audio
+          fpbench run --suite my-suite.json --seed 7 --out runs/seed7 --keep-audio failures
           fpbench run --external Algorithms/chromaprint-fpcalc.json   (adds Chromaprint's fpcalc to the tables)
         """)
 
     @Option(parsing: .upToNextOption, help: "Algorithms to run (default: all; see `fpbench algorithms`).") var algorithms: [String] = []
     @OptionGroup var suite: SuiteOptions
     @Option(help: "Output folder.") var out = "runs/latest"
-    @Flag(help: "Write each degraded query as WAV under OUT/queries/ so you can listen to it.") var keepAudio = false
+    @OptionGroup var keep: KeepAudioOptions
     @Option(help: "Run only part I of N of the suite's tests (test i in part i mod N; I from 0); `fpbench merge` gathers the parts.")
     var shard: String?
     @OptionGroup var options: RunOptions
@@ -34,7 +34,9 @@ struct Run: ParsableCommand {
         let started = Date()
         let outFolder = URL(fileURLWithPath: out)
         var configuration = try suite.checked(options.configuration(algorithms: algorithms, suite: try suite.load(), draws: suite.draws,
-                                                                     keepAudioFolder: keepAudio ? outFolder.appendingPathComponent("queries") : nil))
+                                                                     keepAudioFolder: keep.keepAudio == .none ? nil : outFolder))
+        configuration.keepAudio = keep.keepAudio
+        configuration.keepAudioLimitBytes = keep.limitBytes
         configuration.shard = try shard.map { text in try validated { try Shard(parsing: text) } }
         let chosen = configuration.algorithms, chosenSuite = configuration.suite
         var results: RunResults!
@@ -53,25 +55,34 @@ struct Run: ParsableCommand {
 
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Regenerate every table (matrices and summary.md) from a results.json alone.",
+        abstract: "Regenerate every table, figure and report.html from a results.json (or a sweep's sweep.json) alone.",
         discussion: """
-        Works on the results of `fpbench run` and of `fpbench benchmark` (whose costs.json, beside it, adds the costs section).
+        Works on the results of `fpbench run` and of `fpbench benchmark` (whose costs.json, beside it, adds the costs section), \
+        and on a sweep's sweep.json. report.html shows players for the audio the run kept in its folder (--keep-audio).
 
         Examples:
           fpbench report runs/latest/results.json --out Reports/reference
           fpbench report runs/benchmark/results.json
+          fpbench report Reports/sweep-noise/sweep.json
         """)
 
-    /// Only the field that tells a benchmark's results from a run's.
-    private struct Kind: Decodable { var kind: String? }
+    /// Only the fields that tell a benchmark's results, a run's and a sweep's record apart.
+    private struct Kind: Decodable { var kind: String?; var axis: String? }
 
-    @Argument(help: "A results.json written by `fpbench run`.") var results: String
+    @Argument(help: "A results.json written by `fpbench run` or `fpbench benchmark`, or a sweep.json.") var results: String
     @Option(help: "Output folder (default: the results file's folder).") var out: String?
 
     func run() throws {
         guard let data = FileManager.default.contents(atPath: results) else { throw ValidationError("\(results): no such file") }
         let folder = out.map { URL(fileURLWithPath: $0) } ?? URL(fileURLWithPath: results).deletingLastPathComponent()
-        if (try? JSONDecoder().decode(Kind.self, from: data))?.kind == "benchmark" {
+        let kind = try? JSONDecoder().decode(Kind.self, from: data)
+        if kind?.axis != nil {
+            let record = try validated { try SweepReport.Record.decode(data, path: results) }
+            try SweepReport.write(record, to: folder)
+            print(folder.appendingPathComponent("sweep.md").path)
+            return
+        }
+        if kind?.kind == "benchmark" {
             let decoded = try validated { try BenchmarkResults.decode(data, path: results) }
             let costsFile = URL(fileURLWithPath: results).deletingLastPathComponent().appendingPathComponent("costs.json")
             let costs = FileManager.default.contents(atPath: costsFile.path).flatMap { try? JSONDecoder().decode(BenchmarkCosts.self, from: $0) }

@@ -20,7 +20,7 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
     spec.conditions = spec.conditions.filter { ["clean", "white-0dB"].contains($0.id) }
     let algorithms = try ["constellation", "haitsma-kalker"].map(AlgorithmRegistry.algorithm)
     var configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: algorithms, spec: spec, seed: seed,
-                                               threads: threads, cacheFolder: cache, showProgress: false, toolVersion: "test",
+                                               threads: threads, cacheFolder: cache, progress: .none, toolVersion: "test",
                                                scalingLength: 5)
     configuration.shard = shard
     return try Benchmark(configuration).run()
@@ -33,7 +33,7 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
         let cache = temporaryFolder(), folder = temporaryFolder()
         let algorithms = try ["constellation", "haitsma-kalker"].map(AlgorithmRegistry.algorithm)
         let configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: algorithms, spec: BenchmarkSpec(), seed: 0,
-                                                   threads: 2, cacheFolder: cache, showProgress: false, toolVersion: "test")
+                                                   threads: 2, cacheFolder: cache, progress: .none, toolVersion: "test")
         let (catalogs, failures) = try Benchmark(configuration).buildCatalogs()
         #expect(failures.isEmpty && catalogs.count == 2)
         let files = try catalogs.map { catalog in
@@ -48,7 +48,7 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
         spec.negativesPerLength = 6
         spec.conditions = spec.conditions.filter { ["clean", "white-0dB"].contains($0.id) }
         var mapped = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: algorithms, spec: spec, seed: 2013, threads: 2,
-                                            cacheFolder: cache, showProgress: false, toolVersion: "test", scalingLength: 5)
+                                            cacheFolder: cache, progress: .none, toolVersion: "test", scalingLength: 5)
         mapped.indexFiles = files
         let (results, costs) = try Benchmark(mapped).run()
         #expect(try results.encoded() == built.0.encoded())
@@ -83,7 +83,7 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
         func run(_ shard: Shard?) throws -> RunResults {
             var configuration = RunConfiguration(dataset: try ciDataset(), algorithms: try ["haitsma-kalker", "constellation"].map(AlgorithmRegistry.algorithm),
                                                  suite: .thesis, seed: 2013, threads: 2, cacheFolder: nil, keepAudioFolder: nil,
-                                                 showProgress: false, toolVersion: "test")
+                                                 progress: .none, toolVersion: "test")
             configuration.queriesPerSource = 2
             configuration.shard = shard
             return Runner(configuration).run()

@@ -6,19 +6,7 @@ import XCTest
 final class CommandLineTests: XCTestCase {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    func fpbench(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = root.appendingPathComponent(".build/debug/fpbench")
-        process.arguments = arguments
-        process.currentDirectoryURL = root
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile(), err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
-    }
+    func fpbench(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) { try runFPBench(arguments) }
 
     func testInfoPrintsGoodFilesAndNamesBadOnes() throws {
         let good = "Datasets/ci/audio/birds/petrel-XC663885.wav"

@@ -16,7 +16,7 @@ func run(_ dataset: Dataset, algorithms: [String] = AlgorithmRegistry.identifier
          threads: Int = 2, cache: URL? = nil, queriesPerSource: Int = 1) throws -> RunResults {
     var configuration = RunConfiguration(dataset: dataset, algorithms: try algorithms.map(AlgorithmRegistry.algorithm),
                                          suite: try Suite.thesis.selecting(tests), seed: 2013, threads: threads, cacheFolder: cache,
-                                         keepAudioFolder: nil, showProgress: false, toolVersion: "test")
+                                         keepAudioFolder: nil, progress: .none, toolVersion: "test")
     configuration.queriesPerSource = queriesPerSource
     return Runner(configuration).run()
 }

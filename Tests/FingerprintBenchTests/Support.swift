@@ -59,3 +59,24 @@ let testDataRoot: URL = {
 
 /// The repository's root folder.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The built debug `fpbench` run from the repository's root, as a user runs it: exit status, standard output and error.
+func runFPBench(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+    let process = Process()
+    process.executableURL = repositoryRoot.appendingPathComponent(".build/debug/fpbench")
+    process.arguments = arguments
+    process.currentDirectoryURL = repositoryRoot
+    let output = Pipe(), errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    // Standard error is read on another thread, so a long run's progress lines never fill its pipe.
+    final class Box: @unchecked Sendable { var data = Data() }
+    let err = Box(), group = DispatchGroup()
+    group.enter()
+    DispatchQueue.global().async { err.data = errors.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    let out = output.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err.data, as: UTF8.self))
+}

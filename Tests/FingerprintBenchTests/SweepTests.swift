@@ -55,7 +55,7 @@ import Testing
     @Test func aSweepOverALevelThatChangesNothingStaysFlat() throws {
         let base = RunConfiguration(dataset: try ciDataset(), algorithms: [try AlgorithmRegistry.algorithm("haitsma-kalker")],
                                     suite: .thesis, seed: 1, threads: 2, cacheFolder: nil, keepAudioFolder: nil,
-                                    showProgress: false, toolVersion: "test")
+                                    progress: .none, toolVersion: "test")
         // Noise 300 dB below full scale changes no Float32 sample of a real recording.
         let (points, _) = SweepRunner(base: base, axis: .noise(kind: .whiteUniform, unit: .dbfs)).evaluate([-320, -310, -300])
         #expect(points.count == 3)

@@ -128,7 +128,7 @@ private let example = repository.appendingPathComponent("Systems/envelope-exampl
         spec.negativesPerLength = 3
         spec.conditions = spec.conditions.filter { $0.id == "clean" }
         var configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: [try AlgorithmRegistry.algorithm("haitsma-kalker")],
-                                                   spec: spec, seed: 2013, threads: 2, cacheFolder: nil, showProgress: false, toolVersion: "test")
+                                                   spec: spec, seed: 2013, threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
         configuration.systems = systems
         configuration.systemStateFolder = folder.appendingPathComponent("state")
         let (results, costs) = try Benchmark(configuration).run()

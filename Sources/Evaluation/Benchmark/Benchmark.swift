@@ -75,6 +75,7 @@ public struct Benchmark {
         var costs = measuredCosts(started: started, algorithms: algorithms, index: index, answered: answered, outcomes: outcomes,
                                   scalingLength: scalingLength, scaling: scaling)
         costs.systems = asked.costs.isEmpty ? nil : asked.costs
+        keepAudio(results, recordings: recordings, progress: progress)
         return (results, costs)
     }
 

@@ -28,6 +28,11 @@ public struct BenchmarkConfiguration: Sendable {
     public var systems: [OutsideSystem] = []
     /// Where outside systems keep their indexes (one folder each, by system, version and catalog).
     public var systemStateFolder = URL(fileURLWithPath: "runs/systems")
+    /// `--keep-audio`: which answers' audio to write into `keepAudioFolder` (the run's folder), up to
+    /// `keepAudioLimitBytes` (failing answers of the longest queries first).
+    public var keepAudio = KeepAudio.none
+    public var keepAudioFolder: URL?
+    public var keepAudioLimitBytes = 200_000_000
 
     public init(dataset: Dataset, algorithms: [AnyAlgorithm], spec: BenchmarkSpec, seed: UInt64, threads: Int,
                 cacheFolder: URL?, progress: ProgressMode, toolVersion: String, scalingLength: Double? = nil) {

@@ -131,6 +131,23 @@ public struct BenchmarkMetrics: Sendable, Equatable {
         return abs(match.offset - (expectedOffset ?? truth.start)) <= r.spec.offsetTolerance ? .correct : .wrongOffset
     }
 
+    /// An answer's outcome at the threshold calibrated for its algorithm and length (what the summary's bold
+    /// rates count): an `Outcome`, "false positive" or `rejectedNegative` for a negative query, or the failure.
+    public static func calibratedOutcome(_ answer: BenchmarkAnswer, query: BenchmarkQuery, threshold: Double, results r: BenchmarkResults) -> String {
+        if let failure = answer.failure { return "failed: \(failure)" }
+        let top = answer.top.first.flatMap { $0.score > threshold ? $0 : nil }
+        if query.negative { return top == nil ? rejectedNegative : falsePositive }
+        return outcome(top, truth: query, expectedOffset: answer.expectedOffset, results: r).rawValue
+    }
+
+    public static let rejectedNegative = "no match (negative: right)"
+    public static let falsePositive = "false positive"
+
+    /// Whether a calibrated outcome counts against the algorithm.
+    public static func isFailure(_ calibratedOutcome: String) -> Bool {
+        calibratedOutcome != Outcome.correct.rawValue && calibratedOutcome != rejectedNegative
+    }
+
     /// The lowest threshold t such that at most ⌊target·n⌋ negatives score above t: the
     /// (⌊target·n⌋ + 1)-th highest negative score (0 without negatives).
     public static func threshold(_ negativeScores: [Double], target: Double) -> Double {

@@ -31,12 +31,11 @@ extension Benchmark {
         let window = Once { Result { try AudioReader.read(self.configuration.dataset.path(query.file), sampleRate: Self.workingRate,
                                                           window: TimeWindow(start: query.start, duration: query.length)) } }
         for condition in conditions {
-            let seed = derivedSeed(configuration.seed, "benchmark", query.id, condition.id)
-            let chain = Result { DegradationChain(try planner.stages(for: condition, seed: seed), seed: seed) }
+            let chain = Result { try self.chain(query, condition, planner: planner) }
             let degraded = Once { window.get.flatMap { audio in chain.flatMap { chain in Result { try chain.apply(audio) } } } }
             // The track moment at the query's first sample, after the condition moved time (delay, speed, tempo).
             let moved = (try? chain.get().timeMap.inverse(0)).flatMap { abs($0) > 1e-9 ? query.start + $0 : nil }
-            let key = keys.benchmarkQuery(query, condition: condition, seed: seed)
+            let key = keys.benchmarkQuery(query, condition: condition, seed: derivedSeed(configuration.seed, "benchmark", query.id, condition.id))
             if !systemFiles.rates.isEmpty {
                 var question = BenchmarkAnswer(algorithm: "", query: query.id, condition: condition.id, top: [], expectedOffset: moved)
                 do { try systemFiles.write(degraded.get.get(), query: query.id, condition: condition.id) } catch { question.failure = "\(error)" }
@@ -72,6 +71,12 @@ extension Benchmark {
             }
         }
         return outcome
+    }
+
+    /// What a condition does to one query: its stages, seeded by the query and the condition.
+    func chain(_ query: BenchmarkQuery, _ condition: BenchmarkCondition, planner: QueryPlanner) throws -> DegradationChain {
+        let seed = derivedSeed(configuration.seed, "benchmark", query.id, condition.id)
+        return DegradationChain(try planner.stages(for: condition, seed: seed), seed: seed)
     }
 
     // MARK: Phase 5

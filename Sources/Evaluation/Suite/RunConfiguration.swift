@@ -12,8 +12,11 @@ public struct RunConfiguration: Sendable {
     public var threads: Int
     /// Where fingerprints are cached (nil: no cache).
     public var cacheFolder: URL?
-    /// Where degraded queries are written as WAV for listening (nil: not written).
+    /// The run's folder, into which `keepAudio` writes queries and references as WAV (`RunAudio`); nil: none.
     public var keepAudioFolder: URL?
+    /// Which queries' audio to keep: those some algorithm did not identify, or all; at most `keepAudioLimitBytes`.
+    public var keepAudio = KeepAudio.all
+    public var keepAudioLimitBytes = 200_000_000
     public var progress: ProgressMode
     public var toolVersion: String
     /// Whether to search each algorithm's catalog (references + distractors); sweeps do not report it.

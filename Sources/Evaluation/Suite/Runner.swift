@@ -84,10 +84,10 @@ public struct Runner {
                                 problems: &problems)
         let distractors = c.dataset.manifest.distractors.filter { durations[$0] != nil }
         let audio = QueryAudio(excerpts: excerptAudio ?? ExcerptAudio(dataset: c.dataset), tests: tests)
-        keepQueries(tests, audio: audio, problems: &problems)
         let prints = fingerprint(sources: sources, tests: tests, distractors: distractors, audio: audio, progress: progress)
         prints.reportFailures(algorithms: c.algorithms, sources: sources, tests: tests, distractors: distractors, problems: &problems)
         let matrices = compare(prints, sources: sources, tests: tests, progress: progress)
+        keepAudio(tests, sources: sources, matrices: matrices, audio: audio, progress: progress, problems: &problems)
         let catalogs = c.searchCatalogs && !distractors.isEmpty
             ? searchCatalogs(prints, sources: sources, tests: tests, distractors: distractors, progress: progress) : []
         let pairs = measurePairs(sources: sources, durations: durations, audio: audio.excerpts, problems: &problems)
@@ -164,18 +164,6 @@ public struct Runner {
                 }
             }
             return result
-        }
-    }
-
-    /// With --keep-audio, every query is made now and written as WAV.
-    private func keepQueries(_ tests: [PlannedTest], audio: QueryAudio, problems: inout Problems) {
-        guard configuration.keepAudioFolder != nil else { return }
-        for (t, test) in tests.enumerated() {
-            for (row, query) in test.record.queries.enumerated() {
-                if case .success(let made) = audio.query(test: t, row: row) {
-                    keep(made, test: test.record.definition.id, name: query.source + (query.draw.map { "-\($0 + 1)" } ?? ""), problems: &problems)
-                }
-            }
         }
     }
 }

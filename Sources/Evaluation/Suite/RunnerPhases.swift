@@ -158,14 +158,4 @@ extension Runner {
             tests: tests, references: sources.map(\.id), matrices: matrices, catalogs: catalogs,
             skipped: problems.skipped, failures: problems.failures)
     }
-
-    func keep(_ query: Audio, test: String, name: String, problems: inout Problems) {
-        guard let folder = configuration.keepAudioFolder?.appendingPathComponent(test) else { return }
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try AudioWriter.write(query, to: folder.appendingPathComponent("\(name).wav").path)
-        } catch {
-            problems.fail("keep-audio \(test)/\(name)", "\(error)", test: test)
-        }
-    }
 }

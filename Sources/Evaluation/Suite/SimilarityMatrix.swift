@@ -47,6 +47,11 @@ public struct SimilarityMatrix: Sendable, Codable, Equatable {
         return scores[row].indices.allSatisfy { $0 == d || (scores[row][$0] ?? -1) < own }
     }
 
+    /// The reference a row ranks first (its best score; ties keep the column order), if any.
+    public func topColumn(_ row: Int) -> Int? {
+        scores[row].indices.filter { scores[row][$0] != nil }.max { (scores[row][$0]!, -$0) < (scores[row][$1]!, -$1) }
+    }
+
     /// The best score of a row, the maximum over its references.
     public func rowMaximum(_ row: Int) -> Double? { scores[row].compactMap { $0 }.max() }
 

@@ -1,0 +1,72 @@
+import Evaluation
+import Foundation
+
+/// A benchmark folder's report.html: the summary with its figures, each rate cell opening the answers
+/// behind it, and every answer (outcome at the calibrated threshold, truth, answer, score, the
+/// condition and its seed, and players for the audio the run kept).
+enum BenchmarkPage {
+    static func write(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, summary: String, to folder: URL) throws {
+        var page = HTMLPage(title: "Identification benchmark: \(r.catalog.dataset)")
+        let lengths = Set(r.spec.queryLengths.map(BenchmarkReport.g)), conditions = Set(r.spec.conditions.map(\.id))
+        let algorithms = Set(r.algorithms.map(\.identifier))
+        let markdown = MarkdownHTML(folder: folder, link: { cell in
+            guard cell.column > 0, cell.header.first == "algorithm", algorithms.contains(cell.row[0]) else { return nil }
+            // "## 10 s queries": algorithm × condition; "What the top answers were": algorithm, condition, outcomes.
+            if let length = cell.heading.components(separatedBy: " s queries").first, lengths.contains(length), conditions.contains(cell.header[cell.column]) {
+                return ["algorithm": cell.row[0], "length": length, "condition": cell.header[cell.column]]
+            }
+            if cell.header.count > 1, cell.header[1] == "condition", conditions.contains(cell.row[1]), cell.column > 1,
+               let longest = r.spec.queryLengths.max() {
+                return ["algorithm": cell.row[0], "length": BenchmarkReport.g(longest), "condition": cell.row[1]]
+            }
+            return nil
+        })
+        page.add(markdown.render(summary))
+        page.queries = queries(r, metrics: m, folder: folder)
+        try page.write(to: folder)
+    }
+
+    static func queries(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, folder: URL) -> QueryList {
+        let queries = Dictionary(uniqueKeysWithValues: r.queries.map { ($0.id, $0) })
+        let conditions = Dictionary(r.spec.conditions.map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a })
+        var exists: [String: Bool] = [:]
+        func kept(_ path: String) -> String {
+            if let known = exists[path] { return known ? path : "" }
+            let found = FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).path)
+            exists[path] = found
+            return found ? path : ""
+        }
+        let trackIndex = Dictionary(r.catalog.tracks.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
+        var list = QueryList(
+            columns: ["algorithm", "length", "condition", "outcome", "query", "truth", "answer", "score", "threshold", "degradation", "seed"].map { .init(name: $0) }
+                + ["query audio", "should have matched", "did match"].map { .init(name: $0, kind: .audio) },
+            filters: ["algorithm", "length", "condition", "outcome"],
+            failed: Outcome.allCases.map(\.rawValue).filter { $0 != Outcome.correct.rawValue } + [BenchmarkMetrics.falsePositive],
+            caption: "One row per algorithm, query and condition; failing answers first. The outcome is at the threshold calibrated on the negative "
+                + "queries of that length (the summary's bold figures): correct means the right recording within ±\(BenchmarkReport.g(r.spec.offsetTolerance)) s. "
+                + "Seed: the degradation chain's, \(r.seedRule). Players appear for the audio the run kept (<code>fpbench benchmark --keep-audio failures</code>).")
+        var failing: [[String]] = [], passing: [[String]] = []
+        for answer in r.answers {
+            guard let q = queries[answer.query] else { continue }
+            let threshold = m.negative(answer.algorithm, q.length)?.calibratedThreshold ?? 0
+            let outcome = BenchmarkMetrics.calibratedOutcome(answer, query: q, threshold: threshold, results: r)
+            let top = answer.top.first
+            let truthStart = answer.expectedOffset ?? q.start
+            let condition = q.negative ? "clean" : answer.condition
+            let seed = derivedSeed(r.seed, "benchmark", q.id, answer.condition)
+            let truth = q.negative ? "\(q.file) (not in the catalog)" : String(format: "%@ @ %.2f s", q.file, truthStart)
+            let answered = top.map { String(format: "%@ @ %.2f s", r.catalog.tracks[$0.track], $0.offset) } ?? "no candidate"
+            let score = top.map { String(format: "%.3f", $0.score) } ?? ""
+            let title = conditions[answer.condition] ?? answer.condition
+            let queryAudio = kept(BenchmarkAudio.query(q.id, condition: answer.condition))
+            var shouldMatch = ""
+            if !q.negative, let t = trackIndex[q.file] { shouldMatch = kept(BenchmarkAudio.reference(track: t, start: truthStart, length: q.length)) }
+            let didMatch = top.map { kept(BenchmarkAudio.reference(track: $0.track, start: $0.offset, length: q.length)) } ?? ""
+            let row: [String] = [answer.algorithm, BenchmarkReport.g(q.length), condition, outcome, q.id, truth, answered, score,
+                                 String(format: "%.3f", threshold), title, String(format: "%016llx", seed), queryAudio, shouldMatch, didMatch]
+            if BenchmarkMetrics.isFailure(outcome) { failing.append(row) } else { passing.append(row) }
+        }
+        list.rows = failing + passing
+        return list
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// The page's list of answers, one row per query and algorithm, failing ones first. Stored once in
+/// the page as JSON in which each cell is an index into its column's distinct values (the
+/// benchmark's 40,000 answers repeat few values), shown 50 rows at a time.
+struct QueryList {
+    enum Kind: String { case text, audio }
+
+    struct Column {
+        var name: String
+        var kind: Kind = .text
+    }
+
+    var columns: [Column]
+    var rows: [[String]] = []
+    /// Columns offered as filters (a summary cell links to a filter on them).
+    var filters: [String]
+    /// Outcomes shown as failures (highlighted).
+    var failed: [String]
+    /// A sentence above the list: what a row is, what the outcomes mean, where audio comes from.
+    var caption: String
+
+    /// The link that opens the list filtered (column name → value).
+    static func href(_ filter: [String: String]) -> String {
+        "#q:" + filter.sorted { $0.key < $1.key }.map { "\(escape($0.key))=\(escape($0.value))" }.joined(separator: "&")
+    }
+
+    private static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_.~@"))) ?? text
+    }
+
+    var json: String {
+        var distinct = columns.map { _ in [String: Int]() }, values = columns.map { _ in [String]() }
+        var encodedRows: [String] = []
+        encodedRows.reserveCapacity(rows.count)
+        for row in rows {
+            let indices = row.enumerated().map { c, value -> Int in
+                if let i = distinct[c][value] { return i }
+                distinct[c][value] = values[c].count
+                values[c].append(value)
+                return values[c].count - 1
+            }
+            encodedRows.append("[" + indices.map(String.init).joined(separator: ",") + "]")
+        }
+        let encoder = JSONEncoder()
+        func text(_ value: some Encodable) -> String { String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self) }
+        let columnsJSON = columns.enumerated().map { c, column in
+            "{\"name\":\(text(column.name)),\"kind\":\"\(column.kind.rawValue)\",\"values\":\(text(values[c]))}"
+        }
+        let json = "{\"columns\":[\(columnsJSON.joined(separator: ","))],\"filters\":\(text(filters)),\"failed\":\(text(failed)),\n\"rows\":[\n"
+            + encodedRows.joined(separator: ",\n") + "]}"
+        return json.replacingOccurrences(of: "</", with: "<\\/")
+    }
+
+    var html: String {
+        "<section id=\"queries\">\n<h2>Queries</h2>\n<p>\(caption)</p>\n<div id=\"query-controls\"></div>\n<p id=\"query-count\"></p>\n"
+            + "<div class=\"query-scroll\"><table id=\"query-list\"><thead></thead><tbody></tbody></table></div>\n<div id=\"query-pager\"></div>\n"
+            + "<script type=\"application/json\" id=\"query-data\">\(json)</script>\n</section>\n"
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+@testable import Evaluation
+@testable import Reporting
+import XCTest
+
+/// report.html: built from real runs on the small real-audio datasets, opened in Debian's Chromium
+/// (headless) where it is installed, and the progress lines that long commands print.
+final class ReportPageTests: XCTestCase {
+    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Chromium headless on `page` (with `hash`), killed after a minute: its standard output.
+    func headless(_ arguments: [String], page: URL, hash: String = "") throws -> String {
+        guard let chromium = Self.chromium else { throw XCTSkip("Chromium is not installed (scripts/setup.sh chromium installs it)") }
+        let process = Process(), output = Pipe()
+        process.executableURL = URL(fileURLWithPath: chromium)
+        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000"] + arguments + [page.absoluteString + hash]
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let timer = DispatchWorkItem { process.terminate() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: timer)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        timer.cancel()
+        return text
+    }
+
+    /// The page's list of answers, decoded: each row's values by column name.
+    func answers(in page: String) throws -> [[String: String]] {
+        let start = try XCTUnwrap(page.range(of: "<script type=\"application/json\" id=\"query-data\">")), end = try XCTUnwrap(page.range(of: "</script>", range: start.upperBound..<page.endIndex))
+        let json = page[start.upperBound..<end.lowerBound].replacingOccurrences(of: "<\\/", with: "</")
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let columns = try XCTUnwrap(object["columns"] as? [[String: Any]]), rows = try XCTUnwrap(object["rows"] as? [[Int]])
+        return rows.map { row in
+            Dictionary(uniqueKeysWithValues: zip(columns, row).map { column, i in (column["name"] as! String, (column["values"] as! [String])[i]) })
+        }
+    }
+
+    /// Every `src="..."` of an audio element in a DOM.
+    func players(_ dom: String) -> [String] {
+        dom.components(separatedBy: "<audio").dropFirst().compactMap { $0.components(separatedBy: "src=\"").dropFirst().first?.components(separatedBy: "\"").first }
+    }
+
+    func count(_ needle: String, in text: String) -> Int { text.components(separatedBy: needle).count - 1 }
+
+    func testBenchmarkPageListsEveryAnswerAndPlaysFailuresInChromium() throws {
+        let out = temporaryFolder()
+        let run = try runFPBench(["benchmark", "--dataset", "catalog-ci", "--queries", "10", "--negatives", "10", "--lengths", "2", "5",
+                                  "--algorithms", "constellation", "haitsma-kalker", "--keep-audio", "failures", "--progress", "plain", "--out", out.path])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.errors.contains("querying 40/40 (100 %)") && run.errors.contains("kept audio: "), run.errors)
+        let page = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertLessThan(page.utf8.count, 5_000_000)
+        let outside = page.replacingOccurrences(of: "xmlns=\"http://www.w3.org/2000/svg\"", with: "")
+        XCTAssertFalse(outside.contains("http://") || outside.contains("https://"), "the page loads something from the network")
+        let figures = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasSuffix(".svg") }
+        XCTAssertEqual(figures.count, 4)  // detection and scores, per length
+        for figure in figures { XCTAssertTrue(page.contains("data-file=\"\(figure)\""), "\(figure) is not on the page") }
+        // Every answer of answers.csv is listed, failing ones first, and each failing one's query audio exists.
+        let listed = try answers(in: page)
+        let csvRows = try String(contentsOf: out.appendingPathComponent("answers.csv"), encoding: .utf8).split(separator: "\n").count - 1
+        XCTAssertEqual(listed.count, csvRows)
+        let failing = listed.filter { !["correct", "no match (negative: right)"].contains($0["outcome"]!) }
+        XCTAssertFalse(failing.isEmpty)
+        XCTAssertEqual(Array(listed.prefix(failing.count)).map { $0["outcome"]! }, failing.map { $0["outcome"]! })
+        for answer in failing {
+            let audio = try XCTUnwrap(answer["query audio"])
+            XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent(audio).path), "\(answer)")
+        }
+        // In the browser: a cell of the 5 s table opens the failing answers of constellation under speed-0.95 with players.
+        let summary = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
+        let link = "#q:algorithm=constellation&amp;condition=speed-0.95&amp;length=5"
+        XCTAssertTrue(page.contains("href=\"\(link)\""), "no cell opens constellation's speed-0.95 answers")
+        let dom = try headless(["--dump-dom"], page: out.appendingPathComponent("report.html"), hash: link.replacingOccurrences(of: "&amp;", with: "&"))
+        XCTAssertEqual(count("<table", in: dom), summary.split(separator: "\n").filter { $0.hasPrefix("|---") }.count + 1)
+        XCTAssertGreaterThanOrEqual(count("<svg", in: dom), figures.count)
+        XCTAssertTrue(dom.contains("<select><option value=\"\">all</option>") || dom.contains("<option value=\"constellation\">"))
+        let sources = players(dom)
+        XCTAssertFalse(sources.isEmpty, "no player for a failing answer")
+        for source in sources { XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent(source).path), source) }
+        try screenshot(out)
+    }
+
+    func testSuitePageShowsHeatMapsAndFailingQueriesInChromium() throws {
+        let out = temporaryFolder()
+        let run = try runFPBench(["run", "--dataset", "ci", "--algorithms", "maa-thesis", "constellation", "--tests", "test1-cropping", "test3-noise-1.58",
+                                  "--queries-per-source", "2", "--keep-audio", "failures", "--quiet", "--out", out.path])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertFalse(run.errors.contains("fingerprinting "), "--quiet printed progress: \(run.errors)")
+        let page = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        for algorithm in ["maa-thesis", "constellation"] {
+            for test in ["test1-cropping", "test3-noise-1.58"] {
+                XCTAssertTrue(page.contains("id=\"m-\(algorithm)-\(test)\""), "no heat map of \(algorithm)/\(test)")
+                XCTAssertTrue(page.contains("href=\"#q:algorithm=\(algorithm)&amp;test=\(test)\""), "no cell opens \(algorithm)/\(test)")
+            }
+        }
+        XCTAssertTrue(page.contains("data-file=\"identified.svg\""))
+        let listed = try answers(in: page)
+        XCTAssertEqual(listed.count, 2 * 2 * 2 * 2)  // algorithms × tests × sources × queries per source
+        let failing = listed.filter { $0["outcome"] == "not identified" }
+        XCTAssertFalse(failing.isEmpty, "the MAA identifies everything?")
+        let failure = failing[0]
+        for column in ["query audio", "should have matched", "did match"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent(failure[column]!).path), "\(column): \(failure)")
+        }
+        let dom = try headless(["--dump-dom"], page: out.appendingPathComponent("report.html"),
+                               hash: "#q:algorithm=\(failure["algorithm"]!)&test=\(failure["test"]!)&outcome=not%20identified")
+        XCTAssertTrue(dom.contains("<td>not identified</td>"))
+        XCTAssertFalse(dom.contains("<td>identified</td>"), "the filter kept identified queries")
+        for source in players(dom) { XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent(source).path), source) }
+        XCTAssertFalse(players(dom).isEmpty)
+        try screenshot(out)
+    }
+
+    /// report.png beside the page: a tall window, the page from its top.
+    func screenshot(_ folder: URL) throws {
+        let png = folder.appendingPathComponent("report.png")
+        _ = try headless(["--window-size=1400,2600", "--screenshot=\(png.path)"], page: folder.appendingPathComponent("report.html"))
+        let data = try Data(contentsOf: png)
+        XCTAssertEqual(Array(data.prefix(4)), [0x89, 0x50, 0x4E, 0x47])
+        XCTAssertGreaterThan(data.count, 20_000, "a blank screenshot")
+        print("screenshot: \(png.path)")
+    }
+
+    func testProgressLinesChangeNoOutputFile() throws {
+        let plain = temporaryFolder(), quiet = temporaryFolder()
+        let arguments = ["benchmark", "--dataset", "catalog-ci", "--queries", "4", "--negatives", "4", "--lengths", "5", "--algorithms", "haitsma-kalker",
+                         "--conditions", "clean", "white-0dB", "--no-cache"]
+        let a = try runFPBench(arguments + ["--progress", "plain", "--out", plain.path]), b = try runFPBench(arguments + ["--quiet", "--out", quiet.path])
+        XCTAssertEqual(a.status, 0, a.errors)
+        XCTAssertEqual(b.status, 0, b.errors)
+        XCTAssertTrue(a.errors.contains("indexing 7/7 (100 %)") && a.errors.contains("querying 8/8 (100 %)"), a.errors)
+        XCTAssertFalse(b.errors.contains("indexing") || b.errors.contains("querying"), b.errors)
+        for file in ["results.json", "answers.csv", "metrics.csv"] {
+            XCTAssertEqual(try Data(contentsOf: plain.appendingPathComponent(file)), try Data(contentsOf: quiet.appendingPathComponent(file)), file)
+        }
+    }
+
+    func testProgressLineSaysRateAndTimeLeft() {
+        XCTAssertEqual(ProgressReporter.describe(phase: "indexing", done: 30, total: 120, elapsed: 15), "indexing 30/120 (25 %), 2.0/s, 0:45 left")
+        XCTAssertEqual(ProgressReporter.describe(phase: "querying", done: 0, total: 80, elapsed: 31), "querying 0/80 (0 %), 0:31 so far")
+        XCTAssertEqual(ProgressReporter.describe(phase: "keeping audio", done: 5, total: 5, elapsed: 4000), "keeping audio 5/5 (100 %), 800.0 s each, took 1:06:40")
+    }
+
+    func testMarkdownBecomesHTMLWithLinkedCells() {
+        var html = MarkdownHTML(folder: temporaryFolder())
+        XCTAssertEqual(html.inline("**9** [a-b] · `x<y` [m](matrices/a/t.md)"), "<strong>9</strong> [a-b] · <code>x&lt;y</code> <a href=\"matrices/a/t.md\">m</a>")
+        html.link = { cell in cell.column == 1 ? ["algorithm": cell.row[0], "condition": cell.header[1]] : nil }
+        let table = html.render("## 5 s queries\n\n| algorithm | clean |\n|---|---|\n| panako | **99** |\n\n![missing](none.svg)\n")
+        XCTAssertTrue(table.contains("<h3 id=\"5-s-queries\">5 s queries</h3>"), table)
+        XCTAssertTrue(table.contains("<td><a class=\"to-queries\" href=\"#q:algorithm=panako&amp;condition=clean\"><strong>99</strong></a></td>"), table)
+        XCTAssertTrue(table.contains("figure none.svg is missing"), table)
+    }
+}
