@@ -5,7 +5,8 @@
 # Chromaprint's fpcalc (an external command, Debian's libchromaprint-tools), then the identification
 # benchmark on the catalog (about 13 h of music) with its scaling curve, the indexed algorithms and
 # panako@dense (the thesis algorithms search by brute force, too slow for 13 h).
-# Reports land in Reports/latest/ (summary.md, matrices/, results.json) and Reports/latest/benchmark/.
+# Reports land in Reports/latest/ (report.html, summary.md, matrices/, results.json) and Reports/latest/benchmark/,
+# each with the audio of its failing answers (--keep-audio failures, at most 200 MB each) for report.html's players.
 # Extra arguments go to `fpbench run` (for example --seed 7).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,6 @@ scripts/setup.sh libchromaprint-tools
 scripts/fetch-dataset.sh default
 scripts/fetch-dataset.sh catalog
 swift build -c release --product fpbench
-.build/release/fpbench run --dataset default --external Algorithms/chromaprint-fpcalc.json --queries-per-source 10 --out Reports/latest "$@"
-.build/release/fpbench benchmark --dataset catalog --scaling --out Reports/latest/benchmark \
+.build/release/fpbench run --dataset default --external Algorithms/chromaprint-fpcalc.json --queries-per-source 10 --keep-audio failures --out Reports/latest "$@"
+.build/release/fpbench benchmark --dataset catalog --scaling --keep-audio failures --out Reports/latest/benchmark \
     --algorithms constellation haitsma-kalker waveprint panako panako@dense quads

@@ -5,7 +5,7 @@
 # test suite once. Ends with the test runner's closing lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh fluidsynth timidity
+scripts/setup.sh fluidsynth timidity chromium
 scripts/fetch-dataset.sh ci
 scripts/fetch-dataset.sh catalog-ci
 python3 scripts/test_renders.py

@@ -115,20 +115,23 @@ public enum Figures {
             let x = left + cell * (Double(c) + 0.6)
             svg += "<text transform=\"translate(\(number(x)) \(number(top - 6))) rotate(-60)\">\(escape(name))</text>\n"
         }
+        // Cells in one group (white borders, centred labels), integer coordinates: a run's page inlines every matrix.
+        let size = Int(cell)
         for (r, name) in m.rows.enumerated() {
-            let y = top + cell * Double(r)
-            svg += "<text x=\"\(number(left - 6))\" y=\"\(number(y + cell / 2 + 3))\" text-anchor=\"end\">\(escape(name))</text>\n"
+            let y = Int(top) + size * r
+            svg += "<text x=\"\(Int(left) - 6)\" y=\"\(y + size / 2 + 3)\" text-anchor=\"end\">\(escape(name))</text>\n<g stroke=\"white\" text-anchor=\"middle\">\n"
             for c in m.columns.indices {
-                let x = left + cell * Double(c)
+                let x = Int(left) + size * c
                 let score = m.scores[r][c]
                 let shade = score.map { Int(255 - 200 * max(0, min(1, $0))) } ?? 240
-                let fill = score == nil ? "#eeeeee" : "rgb(\(shade),\(shade),255)"
-                svg += "<rect x=\"\(number(x))\" y=\"\(number(y))\" width=\"\(number(cell))\" height=\"\(number(cell))\" fill=\"\(fill)\""
-                svg += m.diagonal(r) == c ? " stroke=\"black\" stroke-width=\"2\"/>\n" : " stroke=\"white\"/>\n"
+                let fill = score == nil ? "#eeeeee" : String(format: "#%02x%02xff", shade, shade)
+                svg += "<rect x=\"\(x)\" y=\"\(y)\" width=\"\(size)\" height=\"\(size)\" fill=\"\(fill)\"\(m.diagonal(r) == c ? " stroke=\"black\" stroke-width=\"2\"" : "")/>"
                 let label = score.map { String(format: "%.0f", 100 * $0) } ?? "—"
-                svg += "<text x=\"\(number(x + cell / 2))\" y=\"\(number(y + cell / 2 + 3))\" text-anchor=\"middle\" fill=\"\(shade < 130 ? "white" : "black")\">\(label)</text>\n"
-                if m.topColumn(r) == c { svg += "<circle cx=\"\(number(x + cell - 6))\" cy=\"\(number(y + 6))\" r=\"3\" fill=\"#d95f02\"/>\n" }
+                svg += "<text x=\"\(x + size / 2)\" y=\"\(y + size / 2 + 3)\" stroke=\"none\"\(shade < 130 ? " fill=\"white\"" : "")>\(label)</text>"
+                if m.topColumn(r) == c { svg += "<circle cx=\"\(x + size - 6)\" cy=\"\(y + 6)\" r=\"3\" fill=\"#d95f02\" stroke=\"none\"/>" }
+                svg += "\n"
             }
+            svg += "</g>\n"
         }
         return svg + "</svg>\n"
     }

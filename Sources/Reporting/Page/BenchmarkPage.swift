@@ -38,7 +38,7 @@ enum BenchmarkPage {
         }
         let trackIndex = Dictionary(r.catalog.tracks.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
         var list = QueryList(
-            columns: ["algorithm", "length", "condition", "outcome", "query", "truth", "answer", "score", "threshold", "degradation", "seed"].map { .init(name: $0) }
+            columns: ["algorithm", "length", "condition", "outcome", "query", "truth", "answer", "answer at (s)", "score", "threshold", "degradation", "seed"].map { .init(name: $0) }
                 + ["query audio", "should have matched", "did match"].map { .init(name: $0, kind: .audio) },
             filters: ["algorithm", "length", "condition", "outcome"],
             failed: Outcome.allCases.map(\.rawValue).filter { $0 != Outcome.correct.rawValue } + [BenchmarkMetrics.falsePositive],
@@ -55,14 +55,16 @@ enum BenchmarkPage {
             let condition = q.negative ? "clean" : answer.condition
             let seed = derivedSeed(r.seed, "benchmark", q.id, answer.condition)
             let truth = q.negative ? "\(q.file) (not in the catalog)" : String(format: "%@ @ %.2f s", q.file, truthStart)
-            let answered = top.map { String(format: "%@ @ %.2f s", r.catalog.tracks[$0.track], $0.offset) } ?? "no candidate"
+            // The answer's file and offset apart: the page stores each column's distinct values once.
+            let answered = top.map { r.catalog.tracks[$0.track] + ($0.score > threshold ? "" : " (below the threshold)") } ?? "no candidate"
+            let answeredAt = top.map { String(format: "%.2f", $0.offset) } ?? ""
             let score = top.map { String(format: "%.3f", $0.score) } ?? ""
             let title = conditions[answer.condition] ?? answer.condition
             let queryAudio = kept(BenchmarkAudio.query(q.id, condition: answer.condition))
             var shouldMatch = ""
             if !q.negative, let t = trackIndex[q.file] { shouldMatch = kept(BenchmarkAudio.reference(track: t, start: truthStart, length: q.length)) }
             let didMatch = top.map { kept(BenchmarkAudio.reference(track: $0.track, start: $0.offset, length: q.length)) } ?? ""
-            let row: [String] = [answer.algorithm, BenchmarkReport.g(q.length), condition, outcome, q.id, truth, answered, score,
+            let row: [String] = [answer.algorithm, BenchmarkReport.g(q.length), condition, outcome, q.id, truth, answered, answeredAt, score,
                                  String(format: "%.3f", threshold), title, String(format: "%016llx", seed), queryAudio, shouldMatch, didMatch]
             if BenchmarkMetrics.isFailure(outcome) { failing.append(row) } else { passing.append(row) }
         }

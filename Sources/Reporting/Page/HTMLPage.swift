@@ -46,6 +46,7 @@ struct HTMLPage {
     figure { margin: 1em 0; overflow-x: auto; }
     .matrices figure { display: inline-block; margin: 0 1em 1em 0; vertical-align: top; }
     .query-scroll { overflow-x: auto; }
+    details > summary { cursor: pointer; font-weight: bold; margin: 0.6em 0; }
     code { background: #f5f5f5; padding: 0 3px; }
     #queries { border-top: 2px solid #36c; margin-top: 2em; }
     #query-controls label { margin-right: 1em; }
@@ -142,5 +143,7 @@ struct HTMLPage {
       window.addEventListener('hashchange', fromHash);
       render(); fromHash();
     })();
+    // Milliseconds from opening the page to its first rendered list (read by `chromium --headless --dump-dom`).
+    window.addEventListener('load', function () { document.body.dataset.loadedMs = Math.round(performance.now()); });
     """
 }

@@ -23,19 +23,21 @@ enum RunPage {
     static func heatMaps(_ results: RunResults, folder: URL) -> String {
         var html = "<h2 id=\"similarity-matrices\">Similarity matrices</h2>\n<p>Rows: queries (each source's first), columns: references; "
         html += "darker is a higher score; the own source is outlined and each row's top score dotted, so a dot inside the outline is an identified query. "
-        html += "Click a matrix for its queries.</p>\n"
+        html += "Unfold an algorithm for its matrices; click a matrix for its queries.</p>\n"
         if let svg = try? String(contentsOf: folder.appendingPathComponent("identified.svg"), encoding: .utf8) {
             html = "<figure data-file=\"identified.svg\">\(HTMLPage.inlineSVG(svg))</figure>\n" + html
         }
         for algorithm in results.algorithms.map(\.identifier) {
-            html += "<h3>\(HTMLPage.escape(algorithm))</h3>\n<div class=\"matrices\">\n"
+            // Folded per algorithm (a link to a matrix unfolds it): a page with every matrix opens faster.
+            let count = results.matrices.filter { $0.algorithm == algorithm }.count
+            html += "<details><summary>\(HTMLPage.escape(algorithm)) (\(count) matri\(count == 1 ? "x" : "ces"))</summary>\n<div class=\"matrices\">\n"
             for m in results.matrices where m.algorithm == algorithm {
                 let file = "matrices/\(m.algorithm)/\(m.test).svg"
                 guard let svg = try? String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8) else { continue }
                 html += "<figure id=\"m-\(HTMLPage.escape(m.algorithm))-\(HTMLPage.escape(m.test))\" data-file=\"\(HTMLPage.escape(file))\">"
                 html += "<a href=\"\(HTMLPage.escape(QueryList.href(["algorithm": m.algorithm, "test": m.test])))\">\(HTMLPage.inlineSVG(svg))</a></figure>\n"
             }
-            html += "</div>\n"
+            html += "</div>\n</details>\n"
         }
         return html
     }
