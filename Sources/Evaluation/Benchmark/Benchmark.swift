@@ -71,7 +71,7 @@ public struct Benchmark {
                                queries: queries, answers: outcomes.flatMap(\.answers) + asked.answers, skipped: skipped, failures: failures)
         let scaling = scalingLength.map { scalingCurve(length: $0, queries: answered, outcomes: outcomes, tracks: catalog.tracks,
                                                           durations: catalog.durations, algorithms: algorithms, prints: index.indexed.prints,
-                                                          results: results) } ?? []
+                                                          results: results, progress: progress) } ?? []
         var costs = measuredCosts(started: started, algorithms: algorithms, index: index, answered: answered, outcomes: outcomes,
                                   scalingLength: scalingLength, scaling: scaling)
         costs.systems = asked.costs.isEmpty ? nil : asked.costs
@@ -127,10 +127,17 @@ public struct Benchmark {
         let loaded = try loadIndexFiles(algorithms: algorithms, tracks: tracks)
         progress.start("indexing", total: tracks.count)
         let indexed = indexCatalog(tracks, algorithms: algorithms, skipping: Set(loaded.keys), progress: progress)
-        let peer = c.peerTracks > 0 ? PeerTiming.fpcalc(tracks.prefix(c.peerTracks).map(c.dataset.path)) : nil
+        var peer: PeerTiming?
+        if c.peerTracks > 0 {
+            progress.start("timing fpcalc, the peer, on \(min(c.peerTracks, tracks.count)) tracks", total: 1)
+            peer = PeerTiming.fpcalc(tracks.prefix(c.peerTracks).map(c.dataset.path))
+            progress.advance()
+        }
+        progress.start("building the indexes", total: algorithms.count)
         for (t, failure) in indexed.failures { failures.append(.init(item: "catalog \(tracks[t])", reason: failure, file: tracks[t])) }
         var catalogs: [Catalog] = [], buildSeconds: [Double] = []
         for a in algorithms.indices {
+            defer { progress.advance() }
             if let file = loaded[a] {
                 catalogs.append(file.catalog)
                 buildSeconds.append(file.loadSeconds)

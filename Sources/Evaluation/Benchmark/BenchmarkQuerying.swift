@@ -84,12 +84,19 @@ extension Benchmark {
     /// The same clean queries of one length against nested catalogs of 1/16 ... all of the tracks (a
     /// seeded order); a query whose track is left out counts as a negative there.
     func scalingCurve(length: Double, queries: [BenchmarkQuery], outcomes: [QueryOutcome], tracks: [String], durations: [Double],
-                              algorithms: [AnyAlgorithm], prints: [[AnyFingerprint?]], results: BenchmarkResults) -> [BenchmarkCosts.ScalingPoint] {
+                              algorithms: [AnyAlgorithm], prints: [[AnyFingerprint?]], results: BenchmarkResults,
+                              progress: ProgressReporter) -> [BenchmarkCosts.ScalingPoint] {
         let order = tracks.indices.sorted { derivedSeed(configuration.seed, "scaling", tracks[$0]) < derivedSeed(configuration.seed, "scaling", tracks[$1]) }
         let chosen = queries.indices.filter { queries[$0].length == length }
         var points: [BenchmarkCosts.ScalingPoint] = []
-        for (a, algorithm) in algorithms.enumerated() where Catalog(algorithm: algorithm).isIndexed && prints[a].contains(where: { $0 != nil }) {  // not from an index file
-            for fraction in [1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1] {
+        let fractions = [1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1]
+        let measured = algorithms.indices.filter { Catalog(algorithm: algorithms[$0]).isIndexed && prints[$0].contains(where: { $0 != nil }) }  // not from an index file
+        progress.start("scaling curve", total: measured.count * fractions.count)
+        defer { progress.finish() }
+        for a in measured {
+            let algorithm = algorithms[a]
+            for fraction in fractions {
+                defer { progress.advance() }
                 let kept = Array(order.prefix(max(1, Int((fraction * Double(tracks.count)).rounded(.up)))))
                 let inCatalog = Set(kept.map { tracks[$0] })
                 let catalog = Catalog(algorithm: algorithm)
