@@ -20,45 +20,87 @@ struct Identify: ParsableCommand {
         """)
 
     @OptionGroup var algorithm: AlgorithmOption
-    @Option(name: .long, parsing: .upToNextOption, help: "Reference recordings.") var catalog: [String] = []
-    @Option(help: "An index file (fpbench index build) to search instead of --catalog.") var index: String?
+    @Option(name: .long, parsing: .upToNextOption, help: "Reference recordings (files or folders).") var catalog: [String] = []
+    @Option(help: "An index file (fpbench index build) to search instead of --catalog; its calibrated threshold is used.") var index: String?
     @Argument(help: "Query recordings.") var queries: [String]
     @Option(help: "Matches to print per query (1 or more).") var limit = 5
+    @Option(help: "A match must score above this (0 to 1), instead of the calibrated or documented threshold.") var threshold: Double?
     @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
+    @OptionGroup var calibration: IndexCommand.CalibrationOptions
+    @OptionGroup var progress: ProgressOptions
 
     func validate() throws {
         guard limit >= 1 else { throw ValidationError("--limit must be 1 or more, got \(limit)") }
         guard threads >= 1 else { throw ValidationError("--threads must be 1 or more, got \(threads)") }
         guard (index == nil) != catalog.isEmpty else { throw ValidationError("give the references as --catalog FILE... or as --index FILE (one of the two)") }
+        if let threshold, !(threshold >= 0 && threshold <= 1) { throw ValidationError("--threshold must be a score from 0 to 1, got \(threshold)") }
+    }
+
+    /// The rule a match passes: a score above a calibrated or given threshold, or the algorithm's documented test.
+    enum Rule {
+        case documented
+        case given(Double)
+        case calibrated(Calibration)
+
+        func threshold(for duration: Double) -> (value: Double, source: String)? {
+            switch self {
+            case .documented: return nil
+            case .given(let t): return (t, "--threshold")
+            case .calibrated(let c):
+                guard let l = c.length(for: duration) else { return nil }
+                return (l.threshold, String(format: "calibrated for %g s queries on %d negatives; held out: %d of %d matched",
+                                            l.length, l.calibrationScores.count, l.heldOutFalsePositives, l.heldOutScores.count))
+            }
+        }
     }
 
     func run() throws {
         let algorithm = try algorithm.resolve()
+        let reporter = ProgressReporter(progress.mode)
         let index = try self.index.map { path in try validated { try Catalog(algorithm: algorithm, indexFile: path) } } ?? Catalog(algorithm: algorithm)
         var failures = 0
-        let references = parallelMap(catalog.count, threads: threads) { i in Result { try algorithm.fingerprint(file: catalog[i]) } }
-        for (path, reference) in zip(catalog, references) {
-            do { index.add(try reference.get(), name: path) } catch {
-                failures += 1
-                printError(describe(error, file: path))
-            }
+        if self.index == nil {
+            let (built, problems) = try AudioFiles.catalog(algorithm, files: try validated { try AudioFiles.expand(catalog) }, threads: threads, progress: reporter)
+            for problem in problems { printError(problem.reason.contains(problem.item) ? problem.reason : "\(problem.item): \(problem.reason)") }
+            failures += problems.count
+            for (i, print) in built.fingerprints.enumerated() { if let print { index.add(print, name: built.names[i], checksum: built.checksums[i]) } }
+            index.calibration = try calibration.calibrate(index, threads: threads, progress: reporter)
         }
         let hours = index.duration / 3600
         print("catalog: \(index.names.count) references, \(String(format: "%.1f", index.duration)) s, "
               + "\(index.byteCount) bytes (\(String(format: "%.2f", Double(index.byteCount) / 1_048_576 / max(hours, 1e-9))) MiB per hour of audio)")
-        let answers = parallelMap(queries.count, threads: threads) { i in
-            Result { index.search(try algorithm.fingerprint(file: queries[i], role: .query), limit: limit) }
+        let rule: Rule = threshold.map(Rule.given) ?? index.calibration.map(Rule.calibrated) ?? .documented
+        if case .documented = rule {
+            FileHandle.standardError.write(Data(("identify: \(algorithm.identifier)'s documented threshold is not calibrated for this catalog and can answer recordings "
+                + "that are not in it with a match (the benchmark's false positives at the documented threshold: Reports/benchmark/summary.md); "
+                + "calibrate with --negatives FOLDER here or in `fpbench index build`, or give --threshold\n").utf8))
         }
+        reporter.start("identifying", total: queries.count)
+        let answers = parallelMap(queries.count, threads: threads) { i in
+            defer { reporter.advance() }
+            return Result { () -> (print: AnyFingerprint, matches: [Match]) in
+                let print = try algorithm.fingerprint(file: queries[i], role: .query)
+                return (print, index.search(print, limit: limit, applyingThreshold: rule.threshold(for: print.duration) == nil))
+            }
+        }
+        reporter.finish()
         for (path, answer) in zip(queries, answers) {
+            print("\(path):")
             do {
-                let matches = try answer.get()
-                print("\(path):")
-                if matches.isEmpty { print("  no match") }
+                let (queryPrint, found) = try answer.get()
+                let threshold = rule.threshold(for: queryPrint.duration)
+                let matches = threshold.map { t in found.filter { $0.comparison.score > t.value } } ?? found
+                if matches.isEmpty {
+                    print("  no match" + (threshold.map { t in found.first.map { String(format: " (best: %@, score %.1f %% is not above %.1f %%)", $0.reference, 100 * $0.comparison.score, 100 * t.value) } ?? "" } ?? ""))
+                }
                 for (rank, match) in matches.enumerated() {
                     print("  \(rank + 1). \(match.reference)  score \(String(format: "%.1f", 100 * match.comparison.score)) %  "
                           + "offset \(String(format: "%.3f", match.comparison.offset)) s  \(algorithm.rawFigureName) \(String(format: "%g", match.comparison.rawFigure))"
                           + (match.comparison.timeFactor.map { "  time factor \(String(format: "%.3f", $0))" } ?? ""))
                 }
+                print("  threshold: " + (threshold.map { String(format: "score above %.1f %% (%@)", 100 * $0.value, $0.source) } ?? "documented, uncalibrated"))
+            } catch let error as FingerprintError {
+                print("  no match (\(error))")  // silence or too little audio: nothing to look up, an answer rather than an error
             } catch {
                 failures += 1
                 printError(describe(error, file: path))

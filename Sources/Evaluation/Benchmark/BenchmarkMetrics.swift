@@ -1,4 +1,5 @@
 import DSP
+import Fingerprinting
 import Foundation
 
 /// A proportion with its 95 % Wilson score interval.
@@ -148,12 +149,9 @@ public struct BenchmarkMetrics: Sendable, Equatable {
         calibratedOutcome != Outcome.correct.rawValue && calibratedOutcome != rejectedNegative
     }
 
-    /// The lowest threshold t such that at most ⌊target·n⌋ negatives score above t: the
-    /// (⌊target·n⌋ + 1)-th highest negative score (0 without negatives).
+    /// The calibrated threshold (`Calibration.threshold`): at most ⌊target·n⌋ negatives score above it.
     public static func threshold(_ negativeScores: [Double], target: Double) -> Double {
-        let sorted = negativeScores.sorted(by: >)
-        let allowed = Int((target * Double(sorted.count)).rounded(.down))
-        return allowed < sorted.count ? sorted[allowed] : 0
+        Calibration.threshold(negativeScores, target: target)
     }
 
     public func condition(_ algorithm: String, _ length: Double, _ condition: String) -> ConditionMetrics? {

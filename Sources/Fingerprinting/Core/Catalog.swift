@@ -85,6 +85,8 @@ public final class Catalog {
     /// Seconds of reference kept on either side of the proposed stretch when verifying (more: slower,
     /// tolerates more time stretch between query and reference).
     public var verifyMargin = 1.0
+    /// The "no match" threshold calibrated on negatives, saved with the index (nil: the documented one).
+    public var calibration: Calibration?
 
     public init(algorithm: AnyAlgorithm) {
         self.algorithm = algorithm
@@ -118,6 +120,7 @@ public final class Catalog {
         names = header.references
         durations = header.durations
         checksums = header.checksums
+        calibration = header.calibration
         prints = Array(repeating: nil, count: names.count)
         printBytes = try reader.integer("printBytes", in: 0...(1 << 50))
         // Each fingerprint's field table is checked now (its arrays are read when a candidate needs them),
@@ -134,7 +137,7 @@ public final class Catalog {
     /// Writes the sealed catalog as an index file (see `IndexFile`).
     public func save(to path: String) throws {
         seal()
-        var writer = IndexFile.Writer(algorithm: algorithm, references: names, durations: durations, checksums: checksums)
+        var writer = IndexFile.Writer(algorithm: algorithm, references: names, durations: durations, checksums: checksums, calibration: calibration)
         index.save(to: &writer)
         for (i, print) in prints.enumerated() { if let print { writer.add("print.\(i)", try algorithm.encode(print, as: .compact)) } }
         writer.set("printBytes", Double(printBytes))
@@ -151,6 +154,10 @@ public final class Catalog {
             return decoded
         }
     }
+
+    /// Every reference's fingerprint (read from the index file where needed), in order, for a catalog
+    /// that grows (`fpbench index add`): nil where one cannot be read.
+    public var fingerprints: [AnyFingerprint?] { names.indices.map(referencePrint) }
 
     /// Whether the algorithm brings an index of its own (otherwise every search is brute force).
     public var isIndexed: Bool { index.isIndexed }

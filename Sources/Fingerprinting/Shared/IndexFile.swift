@@ -33,6 +33,8 @@ public enum IndexFile {
         /// Scalars an index keeps beside its arrays (a time step, a bucket shift).
         public var values: [String: Double]
         public var sections: [String: Section]
+        /// The "no match" threshold calibrated on negatives (`index build --negatives`), or nil.
+        public var calibration: Calibration?
     }
 
     /// Collects sections, then writes the file atomically.
@@ -40,9 +42,10 @@ public enum IndexFile {
         var header: Header
         private var body = Data()
 
-        init(algorithm: AnyAlgorithm, references: [String], durations: [Double], checksums: [String]) {
+        init(algorithm: AnyAlgorithm, references: [String], durations: [Double], checksums: [String], calibration: Calibration?) {
             header = Header(algorithm: algorithm.identifier, revision: algorithm.revision, profile: algorithm.profile.key,
-                            references: references, durations: durations, checksums: checksums, values: [:], sections: [:])
+                            references: references, durations: durations, checksums: checksums, values: [:], sections: [:],
+                            calibration: calibration)
         }
 
         mutating func add<T: BitwiseCopyable>(_ name: String, _ values: UnsafeBufferPointer<T>) {
@@ -173,6 +176,7 @@ public enum IndexFile {
             throw fail("its references, durations and checksums differ in number")
         }
         guard header.durations.allSatisfy({ $0.isFinite && $0 >= 0 }) else { throw fail("a reference's duration is not a number of seconds") }
+        if let problem = header.calibration?.inconsistency { throw fail("its calibration: \(problem)") }
     }
 }
 

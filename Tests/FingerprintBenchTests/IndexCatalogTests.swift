@@ -1,0 +1,61 @@
+import AudioIO
+import Foundation
+import XCTest
+
+/// Index files of any folder: a threshold calibrated on negatives travels with the index and decides
+/// "no match"; an index grows to exactly what a fresh build of all its tracks is; silence is an answer.
+final class IndexCatalogTests: XCTestCase {
+    let tracks = "Datasets/catalog-ci/audio/drascula", negatives = "Datasets/catalog-ci/audio/birds"
+
+    /// `seconds` of `file` from `start` as a WAV in `folder`.
+    func excerpt(_ file: String, start: Double, seconds: Double, in folder: URL, name: String) throws -> String {
+        let audio = try AudioReader.read(repositoryRoot.appendingPathComponent(file).path, window: TimeWindow(start: start, duration: seconds))
+        let path = folder.appendingPathComponent(name).path
+        try AudioWriter.write(audio, to: path)
+        return path
+    }
+
+    func testCalibratedThresholdTravelsWithTheIndexAndDecidesNoMatch() throws {
+        let folder = temporaryFolder(), index = folder.appendingPathComponent("c.fpindex").path
+        let build = try runFPBench(["index", "build", "-a", "constellation", "--catalog", tracks, "--negatives", negatives,
+                                    "--lengths", "5", "--negatives-per-length", "40", "--quiet", "--out", index])
+        XCTAssertEqual(build.status, 0, build.errors)
+        let info = try runFPBench(["index", "info", index])
+        XCTAssertTrue(info.output.contains("7 tracks") && info.output.contains("5 s queries: score > ") && info.output.contains("calibrated on 20 negatives"), info.output)
+        let positive = try excerpt("\(tracks)/track12.ogg", start: 3, seconds: 5, in: folder, name: "positive.wav")
+        let negative = try excerpt("\(negatives)/finch-348.wav", start: 1, seconds: 5, in: folder, name: "negative.wav")
+        try AudioWriter.write(Audio(samples: [Float](repeating: 0, count: 44_100 * 5), sampleRate: 44_100), to: folder.appendingPathComponent("silent.wav").path)
+        let silent = folder.appendingPathComponent("silent.wav").path
+        let answer = try runFPBench(["identify", "-a", "constellation", "--index", index, "--quiet", "--", positive, negative, silent])
+        XCTAssertEqual(answer.status, 0, "a silent query is an answer, not an error: \(answer.errors)")
+        let blocks = answer.output.components(separatedBy: "\(folder.path)/")
+        let said = { (name: String) in blocks.first { $0.hasPrefix(name) } ?? "" }
+        XCTAssertTrue(said("positive.wav").contains("1. \(tracks)/track12.ogg"), answer.output)
+        XCTAssertTrue(said("positive.wav").contains("calibrated for 5 s queries on 20 negatives"), answer.output)
+        XCTAssertTrue(said("negative.wav").contains("no match"), answer.output)
+        XCTAssertTrue(said("silent.wav").contains("no match (silent"), answer.output)
+        XCTAssertFalse(answer.errors.contains("not calibrated"), answer.errors)
+        // The documented threshold says so once; a given threshold overrides the calibrated one.
+        let documented = try runFPBench(["identify", "-a", "constellation", "--catalog", tracks, "--quiet", "--", positive])
+        XCTAssertEqual(documented.errors.components(separatedBy: "not calibrated").count - 1, 1, documented.errors)
+        let strict = try runFPBench(["identify", "-a", "constellation", "--index", index, "--threshold", "0.99", "--quiet", "--", positive])
+        XCTAssertTrue(strict.output.contains("no match (best: \(tracks)/track12.ogg") && strict.output.contains("(--threshold)"), strict.output)
+    }
+
+    func testAddingTracksEqualsAFreshBuildOfAll() throws {
+        let folder = temporaryFolder()
+        let first = ["10", "11", "12", "13", "14"].map { "\(tracks)/track\($0).ogg" }, later = ["20", "21"].map { "\(tracks)/track\($0).ogg" }
+        for algorithm in ["panako"] {  // its index caps keys common across the whole catalog (TimeLineIndex)
+            let grown = folder.appendingPathComponent("\(algorithm)-grown.fpindex").path, fresh = folder.appendingPathComponent("\(algorithm)-fresh.fpindex").path
+            let calibrate = ["--negatives", negatives, "--lengths", "2", "--negatives-per-length", "10", "--quiet"]
+            XCTAssertEqual(try runFPBench(["index", "build", "-a", algorithm, "--catalog"] + first + calibrate + ["--out", grown]).status, 0)
+            let add = try runFPBench(["index", "add", grown] + later + ["--quiet"])
+            XCTAssertEqual(add.status, 0, add.errors)
+            XCTAssertEqual(try runFPBench(["index", "build", "-a", algorithm, "--catalog", tracks] + calibrate + ["--out", fresh]).status, 0)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: grown)), try Data(contentsOf: URL(fileURLWithPath: fresh)), "\(algorithm): grown ≠ fresh")
+            let again = try runFPBench(["index", "add", grown, later[0]])
+            XCTAssertNotEqual(again.status, 0)
+            XCTAssertTrue(again.errors.contains("is already in"), again.errors)
+        }
+    }
+}
