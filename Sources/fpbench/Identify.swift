@@ -8,16 +8,20 @@ struct Identify: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Search a catalog of references for each query: ranked matches, or \"no match\".",
         discussion: """
-        Fingerprints every --catalog file as a reference, indexes them with the algorithm's own index \
-        (LSH buckets for waveprint, an inverted hash table for constellation, a sub-fingerprint lookup for \
-        haitsma-kalker, brute force for the thesis algorithms), then prints each query's matches best first. \
-        Files are fingerprinted on every core (--threads), the output in the order given. \
-        A query whose best comparison is below the algorithm's threshold gets "no match" (see \
-        `fpbench algorithms` for each threshold). Also prints the catalog's memory per hour of audio.
+        Fingerprints every --catalog file (or every audio file in a --catalog folder) as a reference and \
+        indexes them with the algorithm's own index, or maps an index file (--index), then prints each \
+        query's matches best first, each with its score, and the threshold it had to pass and where that \
+        came from: calibrated on negative queries (an index built with --negatives, or --negatives here: \
+        at most 1 % of recordings not in the catalog match, per query length), --threshold, or the \
+        algorithm's documented threshold (said once on standard error: it is not calibrated for your \
+        catalog and can match what is not in it). A silent query, or one too short to fingerprint, is \
+        answered "no match" with the reason; an unreadable one is named and the others still answered.
 
-        Examples: fpbench identify -a constellation --catalog Datasets/ci/audio/birds/*.wav -- query.wav
-                  fpbench identify -a constellation --index runs/constellation.fpindex -- query.wav
+        Examples: fpbench identify -a constellation --catalog Datasets/ci/audio/birds -- query.wav
+                  fpbench identify -a constellation --catalog ~/Music/albums --negatives ~/Music/other -- query.wav
+                  fpbench identify -a constellation --index music.fpindex -- query.wav
         """)
+
 
     @OptionGroup var algorithm: AlgorithmOption
     @Option(name: .long, parsing: .upToNextOption, help: "Reference recordings (files or folders).") var catalog: [String] = []
