@@ -37,6 +37,9 @@ struct Identify: ParsableCommand {
         guard limit >= 1 else { throw ValidationError("--limit must be 1 or more, got \(limit)") }
         guard threads >= 1 else { throw ValidationError("--threads must be 1 or more, got \(threads)") }
         guard (index == nil) != catalog.isEmpty else { throw ValidationError("give the references as --catalog FILE... or as --index FILE (one of the two)") }
+        guard index == nil || calibration.negatives.isEmpty else {
+            throw ValidationError("--negatives calibrates a --catalog; an index carries its calibration from `fpbench index build --negatives`")
+        }
         if let threshold, !(threshold >= 0 && threshold <= 1) { throw ValidationError("--threshold must be a score from 0 to 1, got \(threshold)") }
     }
 
