@@ -64,13 +64,16 @@ struct Identify: ParsableCommand {
     func run() throws {
         let algorithm = try algorithm.resolve()
         let reporter = ProgressReporter(progress.mode)
-        let index = try self.index.map { path in try validated { try Catalog(algorithm: algorithm, indexFile: path) } } ?? Catalog(algorithm: algorithm)
         var failures = 0
-        if self.index == nil {
-            let (built, problems) = try AudioFiles.catalog(algorithm, files: try validated { try AudioFiles.expand(catalog) }, threads: threads, progress: reporter)
+        let index: Catalog
+        if let path = self.index {
+            index = try validated { try Catalog(algorithm: algorithm, indexFile: path) }
+        } else {
+            let (tracks, problems) = AudioFiles.tracks(algorithm, files: try validated { try AudioFiles.expand(catalog) }, threads: threads, progress: reporter)
             for problem in problems { printError(problem.reason.contains(problem.item) ? problem.reason : "\(problem.item): \(problem.reason)") }
             failures += problems.count
-            for (i, print) in built.fingerprints.enumerated() { if let print { index.add(print, name: built.names[i], checksum: built.checksums[i]) } }
+            index = Catalog(algorithm: algorithm)
+            index.add(tracks)
             index.calibration = try calibration.calibrate(index, threads: threads, progress: reporter)
         }
         let hours = index.duration / 3600

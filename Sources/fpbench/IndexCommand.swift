@@ -84,7 +84,10 @@ struct IndexCommand: ParsableCommand {
                 let built = try validated { try Benchmark(configuration).buildCatalogs() }
                 (catalog, failures) = (built.catalogs[0], built.failures)
             } else {
-                (catalog, failures) = try AudioFiles.catalog(chosen, files: try validated { try AudioFiles.expand(files) }, threads: threads, progress: reporter)
+                let (tracks, problems) = AudioFiles.tracks(chosen, files: try validated { try AudioFiles.expand(files) }, threads: threads, progress: reporter)
+                catalog = Catalog(algorithm: chosen)
+                catalog.add(tracks)
+                failures = problems
             }
             for failure in failures { printError("\(failure.item): \(failure.reason)") }
             guard !catalog.names.isEmpty else { throw ValidationError("no catalog track could be fingerprinted") }
@@ -131,9 +134,9 @@ struct IndexCommand: ParsableCommand {
                 guard let print else { throw ValidationError("\(index): the fingerprint of \(old.names[i]) cannot be read; rebuild the index") }
                 grown.add(print, name: old.names[i], checksum: old.checksums[i])
             }
-            let (new, failures) = try AudioFiles.catalog(algorithm, files: added, threads: threads, progress: reporter)
+            let (new, failures) = AudioFiles.tracks(algorithm, files: added, threads: threads, progress: reporter)
             for failure in failures { printError("\(failure.item): \(failure.reason)") }
-            for (i, print) in new.fingerprints.enumerated() { if let print { grown.add(print, name: new.names[i], checksum: new.checksums[i]) } }
+            grown.add(new)
             if let calibration = old.calibration {
                 grown.calibration = try CatalogCalibration(negatives: calibration.negativeFiles, lengths: calibration.lengths.map(\.length),
                                                            perLength: (calibration.lengths.first.map { $0.calibrationScores.count + $0.heldOutScores.count } ?? 2),

@@ -24,30 +24,42 @@ extension Benchmark {
         let files = Self.filesToKeep(r, mode: c.keepAudio, limitBytes: c.keepAudioLimitBytes)
         let planner = QueryPlanner(seed: c.seed, recordings: recordings)
         let conditions = Dictionary(r.spec.conditions.map { ($0.id, $0) } + [(BenchmarkCondition.cleanID, r.spec.conditions[0].clean)], uniquingKeysWith: { a, _ in a })
-        progress.start("keeping audio", total: files.count)
-        let written = parallelMap(files.count, threads: c.threads) { i -> Bool in
-            defer { progress.advance() }
-            let file = files[i], path = folder.appendingPathComponent(file.path)
-            do {
-                let audio: Audio
-                switch file.content {
-                case .query(let q, let condition):
-                    guard let condition = conditions[condition] else { return false }
-                    let window = try AudioReader.read(c.dataset.path(q.file), sampleRate: Self.workingRate, window: TimeWindow(start: q.start, duration: q.length))
-                    audio = try chain(q, condition, planner: planner).apply(window)
-                case .excerpt(let track, let start, let length):
-                    audio = try AudioReader.read(c.dataset.path(r.catalog.tracks[track]), sampleRate: Self.workingRate,
-                                                 window: TimeWindow(start: max(0, start), duration: length))
-                }
-                try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try AudioWriter.write(audio, to: path.path)
-                return true
-            } catch { return false }  // an excerpt past a track's end: the page shows no player
+        // One task per query (its window decoded once for all its conditions) and one per excerpt.
+        var tasks: [[KeptFile]] = [], taskOf: [String: Int] = [:]
+        for file in files {
+            let key: String
+            if case .query(let q, _) = file.content { key = "query " + q.id } else { key = file.path }
+            if let t = taskOf[key] { tasks[t].append(file) } else { taskOf[key] = tasks.count; tasks.append([file]) }
         }
+        progress.start("keeping audio", total: files.count)
+        let written = parallelMap(tasks.count, threads: c.threads) { t -> [(file: KeptFile, written: Bool)] in
+            var window: Audio?
+            return tasks[t].map { file in
+                defer { progress.advance() }
+                let path = folder.appendingPathComponent(file.path)
+                do {
+                    let audio: Audio
+                    switch file.content {
+                    case .query(let q, let condition):
+                        guard let condition = conditions[condition] else { return (file, false) }
+                        if window == nil {
+                            window = try AudioReader.read(c.dataset.path(q.file), sampleRate: Self.workingRate, window: TimeWindow(start: q.start, duration: q.length))
+                        }
+                        audio = try chain(q, condition, planner: planner).apply(window!)
+                    case .excerpt(let track, let start, let length):
+                        audio = try AudioReader.read(c.dataset.path(r.catalog.tracks[track]), sampleRate: Self.workingRate,
+                                                     window: TimeWindow(start: max(0, start), duration: length))
+                    }
+                    try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try AudioWriter.write(audio, to: path.path)
+                    return (file, true)
+                } catch { return (file, false) }  // an excerpt past a track's end: the page shows no player
+            }
+        }.flatMap { $0 }.filter(\.written).map(\.file)
         progress.finish()
-        let bytes = zip(files, written).filter(\.1).reduce(0) { $0 + $1.0.bytes }
+        let bytes = written.reduce(0) { $0 + $1.bytes }
         FileHandle.standardError.write(Data(String(format: "kept audio: %d files, %.0f MB, in %@ (--keep-audio %@, cap %.0f MB)\n",
-                                                   written.filter { $0 }.count, Double(bytes) / 1e6, folder.appendingPathComponent(BenchmarkAudio.folder).path,
+                                                   written.count, Double(bytes) / 1e6, folder.appendingPathComponent(BenchmarkAudio.folder).path,
                                                    c.keepAudio.rawValue, Double(c.keepAudioLimitBytes) / 1e6).utf8))
     }
 

@@ -38,23 +38,34 @@ public enum AudioFiles {
         return lines.map { $0.hasPrefix("/") || folder.isEmpty ? $0 : (folder as NSString).appendingPathComponent($0) }
     }
 
-    /// A catalog of `files` (each named by its path, with its SHA-256), fingerprinted on `threads`
-    /// workers; the files that could not be fingerprinted are returned with the reason.
-    public static func catalog(_ algorithm: AnyAlgorithm, files: [String], threads: Int, progress: ProgressReporter) throws -> (Catalog, [RunResults.Problem]) {
+    /// One track of a catalog made from files: its fingerprint, named by its path, with its SHA-256.
+    public struct Track {
+        public var name: String
+        public var fingerprint: AnyFingerprint
+        public var checksum: String
+    }
+
+    /// `files` fingerprinted on `threads` workers, in order; those that could not be are returned with the reason.
+    public static func tracks(_ algorithm: AnyAlgorithm, files: [String], threads: Int, progress: ProgressReporter) -> ([Track], [RunResults.Problem]) {
         progress.start("fingerprinting tracks", total: files.count)
-        let made = parallelMap(files.count, threads: threads) { i -> Result<(AnyFingerprint, String), Error> in
+        let made = parallelMap(files.count, threads: threads) { i -> Result<Track, Error> in
             defer { progress.advance() }
-            return Result { (try algorithm.fingerprint(file: files[i]), try sha256Hex(file: files[i])) }
+            return Result { Track(name: files[i], fingerprint: try algorithm.fingerprint(file: files[i]), checksum: try sha256Hex(file: files[i])) }
         }
         progress.finish()
-        let catalog = Catalog(algorithm: algorithm)
-        var failures: [RunResults.Problem] = []
+        var tracks: [Track] = [], failures: [RunResults.Problem] = []
         for (file, result) in zip(files, made) {
             switch result {
-            case .success(let (print, checksum)): catalog.add(print, name: file, checksum: checksum)
+            case .success(let track): tracks.append(track)
             case .failure(let error): failures.append(.init(item: file, reason: "\(error)", file: file))
             }
         }
-        return (catalog, failures)
+        return (tracks, failures)
+    }
+}
+
+extension Catalog {
+    public func add(_ tracks: [AudioFiles.Track]) {
+        for track in tracks { add(track.fingerprint, name: track.name, checksum: track.checksum) }
     }
 }

@@ -29,13 +29,7 @@ enum BenchmarkPage {
     static func queries(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, folder: URL) -> QueryList {
         let queries = Dictionary(uniqueKeysWithValues: r.queries.map { ($0.id, $0) })
         let conditions = Dictionary(r.spec.conditions.map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a })
-        var exists: [String: Bool] = [:]
-        func kept(_ path: String) -> String {
-            if let known = exists[path] { return known ? path : "" }
-            let found = FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).path)
-            exists[path] = found
-            return found ? path : ""
-        }
+        let kept = KeptFiles(in: folder).path
         let trackIndex = Dictionary(r.catalog.tracks.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
         var list = QueryList(
             columns: ["algorithm", "length", "condition", "outcome", "query", "truth", "answer", "answer at (s)", "score", "threshold", "degradation", "seed"].map { .init(name: $0) }

@@ -84,7 +84,7 @@ struct HTMLPage {
       var controls = document.getElementById('query-controls'), list = document.getElementById('query-list');
       var count = document.getElementById('query-count'), pager = document.getElementById('query-pager');
       function column(name) { for (var i = 0; i < columns.length; i++) if (columns[i].name === name) return i; return -1; }
-      var selects = {};
+      var selects = {}, outcome = column('outcome');
       data.filters.forEach(function (name) {
         var c = columns[column(name)], label = document.createElement('label'), select = document.createElement('select');
         select.innerHTML = '<option value="">all</option>';
@@ -115,7 +115,7 @@ struct HTMLPage {
         rows.slice(page * size, page * size + size).forEach(function (row) {
           var tr = document.createElement('tr');
           columns.forEach(function (c, i) { tr.appendChild(cell(c, c.values[row[i]])); });
-          if (data.failed && row[column('outcome')] !== undefined && data.failed.indexOf(columns[column('outcome')].values[row[column('outcome')]]) >= 0) tr.className = 'fail';
+          if (outcome >= 0 && data.failed.indexOf(columns[outcome].values[row[outcome]]) >= 0) tr.className = 'fail';
           list.tBodies[0].appendChild(tr);
         });
         pager.innerHTML = '';

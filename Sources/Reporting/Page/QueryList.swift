@@ -58,3 +58,16 @@ struct QueryList {
             + "<script type=\"application/json\" id=\"query-data\">\(json)</script>\n</section>\n"
     }
 }
+
+/// Audio a run kept, looked up once per file: the path when the file exists in the folder, else "" (no player).
+final class KeptFiles {
+    private let folder: URL
+    private var known: [String: Bool] = [:]
+
+    init(in folder: URL) { self.folder = folder }
+
+    func path(_ relative: String) -> String {
+        if known[relative] == nil { known[relative] = FileManager.default.fileExists(atPath: folder.appendingPathComponent(relative).path) }
+        return known[relative]! ? relative : ""
+    }
+}

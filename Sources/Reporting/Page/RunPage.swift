@@ -44,11 +44,7 @@ enum RunPage {
 
     static func queries(_ results: RunResults, folder: URL) -> QueryList {
         let references = Dictionary(uniqueKeysWithValues: results.dataset.sources.map { ($0.id, $0.name) })
-        var exists: [String: Bool] = [:]
-        func kept(_ path: String) -> String {
-            if exists[path] == nil { exists[path] = FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).path) }
-            return exists[path]! ? path : ""
-        }
+        let kept = KeptFiles(in: folder).path
         var list = QueryList(
             columns: ["algorithm", "test", "outcome", "query", "truth", "answer", "own score", "degradation", "seed"].map { .init(name: $0) }
                 + ["query audio", "should have matched", "did match"].map { .init(name: $0, kind: .audio) },
