@@ -15,19 +15,25 @@ public struct AudioFileInfo: Sendable {
     public var duration: Double { Double(frames) / sampleRate }
 }
 
-/// Decodes audio files (WAV, FLAC, OGG/Vorbis, Opus, MP3 via libsndfile) into mono Float32
-/// at a requested rate, block by block, resampling as a stream (soxr).
+/// Decodes audio files (any container and codec FFmpeg reads: WAV, AIFF, FLAC, Ogg Vorbis and Opus, MP3,
+/// M4A/AAC, a video's soundtrack, ...) into mono Float32 at a requested rate, block by block, resampling as a
+/// stream (soxr).
 public enum AudioReader {
+    /// The library every read uses unless told otherwise (`DecoderLibrary`: why FFmpeg's).
+    public static let defaultDecoder = DecoderLibrary.ffmpeg
+
+
     /// Seconds a whole file may decode short of its header's length (never padded: the audio is what
     /// decodes; a shortfall within it is a warning, once per file, with both lengths).
     public static let headerSlack = 0.25
 
     /// Reads `path` (optionally only `window`) as mono, resampled to `sampleRate` (nil keeps the file's rate).
     /// Mixdown is the mean of the channels.
-    public static func read(_ path: String, sampleRate: Double? = nil, window: TimeWindow? = nil) throws -> Audio {
+    public static func read(_ path: String, sampleRate: Double? = nil, window: TimeWindow? = nil,
+                            decoder: DecoderLibrary = defaultDecoder) throws -> Audio {
         var output: [Float] = []
         var reserved = false
-        let rate = try stream(path, sampleRate: sampleRate, window: window, expecting: { count in
+        let rate = try stream(path, sampleRate: sampleRate, window: window, decoder: decoder, expecting: { count in
             // Room for what the header promises, so the signal is never copied as it grows (reserved pages
             // cost no memory until written), but never more than four hours up front: a damaged header
             // cannot make the reader reserve more than that.
@@ -41,18 +47,18 @@ public enum AudioReader {
     /// exactly the samples `read` returns. `expecting` hears, before the first block, how many samples the
     /// header promises (at most four hours' worth). Returns the output rate.
     @discardableResult
-    public static func stream(_ path: String, sampleRate: Double? = nil, window: TimeWindow? = nil,
+    public static func stream(_ path: String, sampleRate: Double? = nil, window: TimeWindow? = nil, decoder: DecoderLibrary = defaultDecoder,
                               expecting: (Int) -> Void = { _ in }, _ body: (UnsafeBufferPointer<Float>) throws -> Void) throws -> Double {
-        try stream(path, sampleRates: [sampleRate], window: window, expecting: expecting) { _, block in try body(block) }[0]
+        try stream(path, sampleRates: [sampleRate], window: window, decoder: decoder, expecting: expecting) { _, block in try body(block) }[0]
     }
 
     /// Decodes `path` once and hands its mono samples out at each of `sampleRates` (nil: the file's own),
     /// one resampler per rate: `body(i, block)` gets the blocks at rate i, which add up to exactly what
     /// `read` returns at that rate. `expecting` hears the first rate's promised count. Returns the rates.
     @discardableResult
-    public static func stream(_ path: String, sampleRates: [Double?], window: TimeWindow? = nil,
+    public static func stream(_ path: String, sampleRates: [Double?], window: TimeWindow? = nil, decoder: DecoderLibrary = defaultDecoder,
                               expecting: (Int) -> Void = { _ in }, _ body: (Int, UnsafeBufferPointer<Float>) throws -> Void) throws -> [Double] {
-        let file = try SoundFile(path: path)
+        let file = try decoder.open(path)
         var startFrame = 0, frameCount: Int?
         if let window {
             (startFrame, frameCount) = try frames(of: window, in: file)
@@ -79,10 +85,14 @@ public enum AudioReader {
             try mono.withUnsafeBufferPointer { try deliver($0) }
         }
         for (i, output) in outputs.enumerated() { try output.feed(nil) { try body(i, $0) } }
+        if let frameCount, file.frames == nil, decoded < frameCount {
+            // A container that states no exact length: the window is past the end that decoding found.
+            throw AudioError.windowOutOfRange(path: path, window: window!, fileDuration: Double(startFrame + decoded) / file.sampleRate)
+        }
         if decoded == 0 { throw AudioError.noFrames(path: path) }
         // Fewer frames than the window or the header states: the file is damaged, never silently padded.
-        // A whole file may fall short of its header by up to `headerSlack` (libsndfile stops up to a few
-        // hundred milliseconds before the end of some valid Ogg files whose length it estimated).
+        // A whole file may fall short of its header by up to `headerSlack` (a decoder may stop up to a few
+        // hundred milliseconds before the end of some valid Ogg files whose length was estimated).
         let slack = frameCount == nil ? Int(headerSlack * file.sampleRate) : 0
         if let wanted, decoded + slack < wanted {
             throw AudioError.truncated(path: path, at: Double(startFrame + decoded) / file.sampleRate,
@@ -96,7 +106,7 @@ public enum AudioReader {
     }
 
     /// The first frame and the frame count of `window`, checked against the header's length.
-    private static func frames(of window: TimeWindow, in file: SoundFile) throws -> (start: Int, count: Int) {
+    private static func frames(of window: TimeWindow, in file: AudioDecoder) throws -> (start: Int, count: Int) {
         guard window.start.isFinite, window.duration.isFinite, window.start >= 0, window.duration > 0,
               window.start + window.duration <= 86_400 else {
             throw AudioError.windowOutOfRange(path: file.path, window: window, fileDuration: file.duration ?? 0)
@@ -111,7 +121,7 @@ public enum AudioReader {
     /// How many samples `read(path, sampleRate:, window:)` returns for an intact file, from the header
     /// alone (a header that states no length is decoded to find out).
     public static func sampleCount(_ path: String, sampleRate: Double, window: TimeWindow) throws -> Int {
-        let file = try SoundFile(path: path)
+        let file = try defaultDecoder.open(path)
         guard file.frames != nil else { return try read(path, sampleRate: sampleRate, window: window).samples.count }
         let count = try frames(of: window, in: file).count
         return sampleRate == file.sampleRate ? count : Int((Double(count) * sampleRate / file.sampleRate).rounded())
@@ -120,7 +130,7 @@ public enum AudioReader {
     /// The file's duration in seconds, from its header, without decoding; when the header states no
     /// length, the file is decoded to count its frames.
     public static func duration(_ path: String) throws -> Double {
-        let file = try SoundFile(path: path)
+        let file = try defaultDecoder.open(path)
         if let duration = file.duration { return duration }
         var frames = 0
         try file.forEachBlock { block, _ in frames += block.count / file.channels }
@@ -130,7 +140,7 @@ public enum AudioReader {
 
     /// Format, channels, rate, duration, peak and RMS level (over every channel's samples).
     public static func info(_ path: String) throws -> AudioFileInfo {
-        let file = try SoundFile(path: path)
+        let file = try defaultDecoder.open(path)
         var peak: Float = 0
         var sumSquares = 0.0, count = 0
         try file.forEachBlock { block, _ in

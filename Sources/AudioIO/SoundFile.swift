@@ -4,39 +4,26 @@ import Foundation
 /// Formats libsndfile on Debian cannot decode; named up front so the error says why.
 let knownUnsupportedExtensions: Set<String> = ["m4a", "aac", "mp4", "alac", "wma", "ape"]
 
-/// A libsndfile handle opened for reading, decoded block by block.
-final class SoundFile {
+/// A libsndfile handle opened for reading, decoded block by block (the writer's library, and the reader
+/// before FFmpeg's: `DecoderLibrary.libsndfile`).
+final class SoundFile: AudioDecoder {
     let path: String
     let channels: Int
     let sampleRate: Double
-    /// The length the header states; nil when it states none (a FLAC written through a pipe, a
-    /// damaged Ogg). Never trusted for more than a check: readers decode until the end.
     let frames: Int?
     let seekable: Bool
     let format: Int32
     private let handle: OpaquePointer
 
+    static let versionSignature = "libsndfile " + String(cString: sf_version_string()).replacingOccurrences(of: "libsndfile-", with: "")
+
+    /// Opens `path`, which `checkReadableFile` has found to be a regular, non-empty file.
     init(path: String) throws {
         self.path = path
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            var link = stat()
-            if lstat(path, &link) == 0 && link.st_mode & S_IFMT == S_IFLNK {
-                throw AudioError.unreadable(path: path, reason: "a symbolic link that leads nowhere (or round in a loop)")
-            }
-            throw AudioError.missing(path: path)
-        }
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFDIR: throw AudioError.unreadable(path: path, reason: "a folder, not an audio file")
-        default: throw AudioError.unreadable(path: path, reason: "not a regular file (a pipe or a device): save the audio to a file first")
-        }
         let ext = (path as NSString).pathExtension.lowercased()
         if knownUnsupportedExtensions.contains(ext) {
             throw AudioError.unsupported(path: path, reason: ".\(ext) is not decoded by libsndfile (convert to WAV, FLAC, OGG, Opus or MP3)")
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        if size == 0 { throw AudioError.empty(path: path) }
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             let code = sf_error(nil)
@@ -56,21 +43,13 @@ final class SoundFile {
         frames = info.frames > 0 && info.frames <= 384_000 * 86_400 ? Int(info.frames) : nil
         seekable = info.seekable != 0
         format = info.format
-        if channels <= 0 || channels > 64 {
+        do { try checkPlausible(path: path, channels: Int(info.channels), sampleRate: Int(info.samplerate)) } catch {
             sf_close(handle)
-            throw AudioError.unreadable(path: path, reason: "the header states \(info.channels) channels")
-        }
-        // Rates outside telephone to studio are a damaged header (1 Hz would make a resampler allocate gigabytes).
-        if !(1000...768_000).contains(info.samplerate) {
-            sf_close(handle)
-            throw AudioError.unreadable(path: path, reason: "the header states an implausible sample rate of \(info.samplerate) Hz")
+            throw error
         }
     }
 
     deinit { sf_close(handle) }
-
-    /// The header's duration in seconds, when it states one.
-    var duration: Double? { frames.map { Double($0) / sampleRate } }
 
     /// "OGG / Vorbis", "WAV / Signed 16 bit PCM", ...: libsndfile's own names.
     var formatName: String {
@@ -92,10 +71,7 @@ final class SoundFile {
         if remaining > 0 { throw AudioError.unreadable(path: path, reason: "could not skip to frame \(frame)") }
     }
 
-    /// Decodes up to `maxFrames` interleaved frames in blocks, handing each block and its first frame index over.
-    /// Stops at the end of the file; throws on non-finite samples.
-    func forEachBlock(maxFrames: Int = .max, blockFrames: Int = 32_768,
-                      _ body: (UnsafeBufferPointer<Float>, Int) throws -> Void) throws {
+    func forEachBlock(maxFrames: Int, blockFrames: Int, _ body: (UnsafeBufferPointer<Float>, Int) throws -> Void) throws {
         var buffer = [Float](repeating: 0, count: blockFrames * channels)
         var done = 0
         while done < maxFrames {
@@ -108,11 +84,10 @@ final class SoundFile {
                 break
             }
             let count = got * channels
-            if let bad = buffer[..<count].firstIndex(where: { !$0.isFinite }) {
-                throw AudioError.nonFinite(path: path, frame: done + bad / channels)
-            }
             try buffer.withUnsafeBufferPointer { all in
-                try body(UnsafeBufferPointer(rebasing: all[..<count]), done)
+                let block = UnsafeBufferPointer(rebasing: all[..<count])
+                if let bad = firstNonFinite(block) { throw AudioError.nonFinite(path: path, frame: done + bad / channels) }
+                try body(block, done)
             }
             done += got
         }

@@ -17,7 +17,9 @@ struct Bench: ParsableCommand {
         fpcalc's CPU time over ours (above 1, ours is faster). Each algorithm's peak resident memory is \
         measured in a process of its own (`fpbench fingerprint`, start-up included; fpcalc's likewise), and \
         its CPU time is set against decoding and resampling the same files alone with the same reader \
-        (× decode alone: 1.00 would mean fingerprinting costs nothing). \
+        (× decode alone: 1.00 would mean fingerprinting costs nothing). The "decode" rows time decoding alone \
+        at the file's own rate and resampled to each algorithm's rate, through FFmpeg's libraries (the reader) \
+        and through libsndfile (the reader before it, where it reads every file), side by side. \
         Build in release mode for meaningful figures: swift build -c release.
 
         Example: .build/release/fpbench bench Datasets/catalog/audio/wesnoth/*.ogg
@@ -45,13 +47,13 @@ struct Bench: ParsableCommand {
         let chosen = try external.resolve(algorithms)
         let t = try BenchTimings(chosen, files: files, repeats: `repeat`, peer: !noPeer, external: external, progress: ProgressReporter(progress.mode))
         let totalAudio = t.audioSeconds.reduce(0, +)
-        print("algorithm        audio s   CPU s    audio s / CPU s   bytes / s   peak MB   × decode alone" + (t.peerAvailable ? "   fpcalc CPU / ours (median over files)" : ""))
+        print("algorithm" + String(repeating: " ", count: 19) + "audio s   CPU s    audio s / CPU s   bytes / s   peak MB   × decode alone" + (t.peerAvailable ? "   fpcalc CPU / ours (median over files)" : ""))
         func row(_ name: String, _ cpu: [Double], _ bytesPerSecond: Double?, _ peak: Int?, _ overFloor: Double?, _ ratio: Double?) {
             let total = cpu.reduce(0, +)
             func column(_ value: Double?, _ format: String, width: Int) -> String {
                 value.map { String(format: format, $0) } ?? String(repeating: " ", count: width)
             }
-            var line = name.padding(toLength: 16, withPad: " ", startingAt: 0)
+            var line = name.padding(toLength: 28, withPad: " ", startingAt: 0)
             line += String(format: "%8.1f %8.3f %17.0f", totalAudio, total, totalAudio / total)
             line += column(bytesPerSecond, " %11.1f", width: 12)
             line += column(peak.map { Double($0) / 1_000_000 }, " %9.0f", width: 10)
@@ -60,11 +62,11 @@ struct Bench: ParsableCommand {
             print(line)
         }
         for (a, algorithm) in chosen.enumerated() {
-            let decode = t.floor[algorithm.sampleRate]?.reduce(0, +) ?? 0
+            let decode = t.floor[.init(decoder: AudioReader.defaultDecoder, rate: algorithm.sampleRate)]?.reduce(0, +) ?? 0
             row(algorithm.identifier, t.ours[a], Double(t.bytes[a].reduce(0, +)) / totalAudio, t.memory[a],
                 decode > 0 ? t.ours[a].reduce(0, +) / decode : nil, t.peerAvailable ? PeerTiming.medianRatio(peer: t.peer, ours: t.ours[a]) : nil)
         }
-        for rate in t.floor.keys.sorted() { row("decode @\(Int(rate))", t.floor[rate]!, nil, nil, nil, nil) }
+        for key in t.floor.keys.sorted() { row(key.name, t.floor[key]!, nil, nil, nil, nil) }
         if t.peerAvailable { row("fpcalc (peer)", t.peer, nil, t.peerMemory, nil, nil) } else if !noPeer {
             FileHandle.standardError.write(Data("fpcalc not timed: not installed or failed (apt-get install libchromaprint-tools)\n".utf8))
         }

@@ -8,7 +8,17 @@ import Systems
 /// decoding floor per rate, and each algorithm's peak memory in a process of its own.
 struct BenchTimings {
     var ours: [[Double]], peer: [Double], audioSeconds: [Double], bytes: [[Int]], peerAvailable: Bool
-    var floor: [Double: [Double]], memory: [Int?], peerMemory: Int?
+    /// CPU seconds per file of decoding and resampling alone, by decoder and rate (libsndfile's only where
+    /// it reads every file), the file's own rate (decoding without resampling) included.
+    var floor: [DecodingFloor: [Double]], memory: [Int?], peerMemory: Int?
+
+    struct DecodingFloor: Hashable, Comparable {
+        let decoder: DecoderLibrary
+        /// nil: the file's own rate.
+        let rate: Double?
+        static func < (a: Self, b: Self) -> Bool { (a.decoder.rawValue, a.rate ?? 0) < (b.decoder.rawValue, b.rate ?? 0) }
+        var name: String { "decode @\(rate.map { String(Int($0)) } ?? "own rate") \(decoder.rawValue)" }
+    }
 
     init(_ chosen: [AnyAlgorithm], files: [String], repeats: Int, peer measurePeer: Bool, external: ExternalOption, progress: ProgressReporter) throws {
         // Best CPU seconds per algorithm and file, and fpcalc's, measured file by file, alternating.
@@ -37,17 +47,23 @@ struct BenchTimings {
         }
         // The floor: decoding and resampling alone, at each distinct rate, with the same reader, streamed
         // as the algorithms are (holding the signal would add its allocation to the floor).
-        var floor: [Double: [Double]] = [:]
-        let rates = Set(chosen.map(\.sampleRate))
-        progress.start("decoding alone", total: rates.count * files.count)
-        for rate in rates {
-            floor[rate] = try files.map { file in
-                defer { progress.advance() }
-                return try (0..<repeats).map { _ in
-                    let clock = CPUClock()
-                    _ = try reportingFailure(file) { try AudioReader.stream(file, sampleRate: rate) { _ in } }
-                    return clock.elapsed
-                }.min() ?? .infinity
+        var floor: [DecodingFloor: [Double]] = [:]
+        let floors = DecoderLibrary.allCases.flatMap { decoder in ([nil] + Set(chosen.map(\.sampleRate)).sorted()).map { DecodingFloor(decoder: decoder, rate: $0) } }
+        progress.start("decoding alone", total: floors.count * files.count)
+        for key in floors {
+            do {
+                floor[key] = try files.map { file in
+                    defer { progress.advance() }
+                    return try (0..<repeats).map { _ in
+                        let clock = CPUClock()
+                        _ = try AudioReader.stream(file, sampleRate: key.rate, decoder: key.decoder) { _ in }
+                        return clock.elapsed
+                    }.min() ?? .infinity
+                }
+            } catch where key.decoder != AudioReader.defaultDecoder {
+                FileHandle.standardError.write(Data("\(key.name): not timed (\(error))\n".utf8))
+            } catch {
+                _ = try reportingFailure((error as? AudioError)?.path ?? "") { throw error }
             }
         }
         // Peak memory: each algorithm alone in a process of its own (`fpbench fingerprint`), the largest over the files.

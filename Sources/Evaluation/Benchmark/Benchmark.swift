@@ -176,7 +176,7 @@ public struct Benchmark {
                   answers: [BenchmarkAnswer], skipped: [RunResults.Problem], failures: [RunResults.Problem]) -> BenchmarkResults {
         let c = configuration
         var results = BenchmarkResults(
-            tool: .init(name: "fpbench", version: c.toolVersion), seed: c.seed, spec: spec,
+            tool: .fpbench(c.toolVersion), seed: c.seed, spec: spec,
             catalog: .init(dataset: c.dataset.manifest.name, manifestSHA256: c.dataset.manifestSHA256,
                            tracks: catalog.tracks, trackSeconds: catalog.durations, negatives: catalog.negatives),
             algorithms: algorithms, queries: queries, answers: answers, skipped: skipped, failures: failures)

@@ -1,3 +1,4 @@
+import AudioIO
 import Degradation
 import Fingerprinting
 import Foundation
@@ -8,6 +9,14 @@ public struct RunResults: Sendable, Codable, Equatable {
     public struct Tool: Sendable, Codable, Equatable {
         public var name: String
         public var version: String
+        /// The library and version that decoded the audio (absent in files from before FFmpeg's decoder,
+        /// which was libsndfile): a lossy file may decode to slightly different samples through another.
+        public var decoder: String?
+
+        /// This fpbench, with the decoder every read uses.
+        public static func fpbench(_ version: String) -> Tool {
+            Tool(name: "fpbench", version: version, decoder: AudioReader.defaultDecoder.signature)
+        }
     }
 
     public struct DatasetInfo: Sendable, Codable, Equatable {
@@ -134,7 +143,7 @@ public struct RunResults: Sendable, Codable, Equatable {
     /// every algorithm's profile, every test's definition): two runs with the same id made the same queries
     /// with the same algorithms.
     public var runID: String {
-        var text = "\(tool.name) \(tool.version)|seed \(seed)|draws \(draws)|\(dataset.manifestSHA256)"
+        var text = "\(tool.name) \(tool.version)\(tool.decoder.map { " (\($0))" } ?? "")|seed \(seed)|draws \(draws)|\(dataset.manifestSHA256)"
         text += algorithms.map { "|\($0.identifier):\($0.profile.key)" }.joined()
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

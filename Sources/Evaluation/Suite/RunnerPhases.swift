@@ -144,7 +144,7 @@ extension Runner {
                           catalogs: [RunResults.CatalogResult], problems: Problems) -> RunResults {
         let c = configuration
         return RunResults(
-            tool: .init(name: "fpbench", version: c.toolVersion), seed: c.seed,
+            tool: .fpbench(c.toolVersion), seed: c.seed,
             queriesPerSource: c.queriesPerSource > 1 ? c.queriesPerSource : nil,
             dataset: .init(name: c.dataset.manifest.name, manifestSHA256: c.dataset.manifestSHA256,
                            sources: sources.map { .init(id: $0.id, name: $0.name, family: $0.family) }),
