@@ -220,8 +220,9 @@ final class CommandLineTests: XCTestCase {
     }
 }
 
-/// A fuzz target that stays: 300 seeded mutants of small real WAV, OGG and FLAC files (bytes flipped,
-/// cut, inserted), read by `info` and fingerprinted and searched by `identify`, each over every mutant
+/// A fuzz target that stays: 50 seeded mutants of a small real file in each of nine containers (WAV,
+/// AIFF, FLAC, Ogg Vorbis, Ogg Opus, MP3, AAC in M4A, Opus in WebM, FLAC in Matroska; bytes flipped, cut,
+/// inserted), read by `info` and fingerprinted and searched by `identify`, each over every mutant
 /// in one process. Both must end with status 0 or 1 (named errors), never a trap or a signal, within a
 /// time bound; a crash is narrowed down to the files that cause it.
 final class FuzzTests: XCTestCase {
@@ -264,15 +265,23 @@ final class FuzzTests: XCTestCase {
         let audio = try AudioReader.read(root.appendingPathComponent("Datasets/ci/audio/birds/finch-348.wav").path,
                                          window: TimeWindow(start: 1, duration: 3))
         var originals: [String: Data] = [:]
-        for ext in ["wav", "ogg", "flac"] {
+        for ext in ["wav", "ogg", "flac", "mp3"] {
             let path = folder.appendingPathComponent("original.\(ext)").path
             try AudioWriter.write(audio, to: path)
             originals[ext] = try Data(contentsOf: URL(fileURLWithPath: path))
         }
+        // The containers libsndfile does not write, made by ffmpeg (scripts/test.sh installs it).
+        let ffmpeg = try XCTUnwrap(DecodingTests.ffmpeg, "ffmpeg is not installed (scripts/setup.sh ffmpeg)")
+        for (ext, codec) in [("aiff", "pcm_s16be"), ("opus", "libopus"), ("m4a", "aac"), ("webm", "libopus"), ("mkv", "flac")] {
+            let path = folder.appendingPathComponent("original.\(ext)").path
+            _ = try DecodingTests.run(ffmpeg, ["-v", "error", "-y", "-i", folder.appendingPathComponent("original.wav").path, "-c:a", codec, path])
+            originals[ext] = try Data(contentsOf: URL(fileURLWithPath: path))
+        }
+        let kinds = originals.keys.sorted()
         var random = Mix(state: 2013)
         var mutants: [String] = []
-        for index in 0..<300 {
-            let ext = ["wav", "ogg", "flac"][index % 3]
+        for index in 0..<(50 * kinds.count) {
+            let ext = kinds[index % kinds.count]
             var data = originals[ext]!
             switch random.next(3) {
             case 0: for _ in 0...random.next(8) { data[random.next(data.count)] ^= UInt8(1 << random.next(8)) }
