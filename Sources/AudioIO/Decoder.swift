@@ -27,10 +27,11 @@ extension AudioDecoder {
     var duration: Double? { frames.map { Double($0) / sampleRate } }
 }
 
-/// Which library decodes a file. FFmpeg's for every format: it reads every container and codec of a
-/// researcher's collection (M4A/AAC, video soundtracks, WMA, AIFF, ...), decodes the lossless formats to the
-/// same samples as libsndfile and the lossy ones 1.5-2.6 times faster (README, "Decoding"); libsndfile
-/// remains the writer (`AudioWriter`) and, through `AudioReader.decoder = .libsndfile`, the old reader.
+/// Which library decodes a file. FFmpeg's for every format (`AudioReader.defaultDecoder`): it reads every
+/// container and codec of a researcher's collection (M4A/AAC, video soundtracks, WMA, AIFF, ...), gives the
+/// lossless formats the same samples as libsndfile and decodes the lossy ones faster (README, "Decoding":
+/// the figures per format). libsndfile remains the writer (`AudioWriter`) and, as `.libsndfile`, the reader
+/// `fpbench bench` times beside it.
 public enum DecoderLibrary: String, Sendable, CaseIterable {
     case ffmpeg, libsndfile
 

@@ -32,8 +32,11 @@ final class MediaFile: AudioDecoder {
     private let timeBase: AVRational
     private var packet = av_packet_alloc()
     private var frame = av_frame_alloc()
-    /// The timestamp (in samples) of the first sample a decoding from the start gives: sample 0.
-    private var origin: Int64?
+    /// Sample 0's timestamp, in samples: the stream's start (where the container's timestamps are exact).
+    /// Decoded samples before it are dropped, as the format asks: the first Vorbis packets of a libvorbis
+    /// file decode to 128 samples stamped before the start, which vorbisfile drops and FFmpeg hands out.
+    /// nil: samples are counted from the first decoded one.
+    private let origin: Int64?
     /// Samples before this one (counted from sample 0) are decoded and dropped: where a seek landed early.
     private var skipUntil: Int64 = 0
     /// Where the next decoded sample lies when a frame carries no timestamp.
@@ -76,9 +79,11 @@ final class MediaFile: AudioDecoder {
         // decoder drops); other containers' lengths are estimates (an MP3's frame count includes the encoder's
         // padding, ASF's is in milliseconds), so those files are decoded to find where they end.
         let demuxer = String(cString: context.pointee.iformat.pointee.name)
-        seeksExactly = Self.exactContainers.contains(demuxer)
+        let exact = Self.exactContainers.contains(demuxer)
+        let start = stream.pointee.start_time
+        origin = exact && start != fpb_nopts_value() ? av_rescale_q(start, timeBase, AVRational(num: 1, den: Int32(rate))) : nil
         let duration = stream.pointee.duration
-        if Self.exactContainers.contains(demuxer), demuxer != "mp3", duration != fpb_nopts_value(), duration > 0 {
+        if exact, demuxer != "mp3", duration != fpb_nopts_value(), duration > 0 {
             let count = av_rescale_q(duration, timeBase, AVRational(num: 1, den: Int32(rate))) - Int64(stream.pointee.codecpar.pointee.initial_padding)
             frames = count > 0 && count <= 384_000 * 86_400 ? Int(count) : nil
         } else {
@@ -91,7 +96,6 @@ final class MediaFile: AudioDecoder {
     /// (Matroska and ASF count milliseconds, MP4's AAC priming moves after a seek) a window is decoded from
     /// the start and the samples before it dropped.
     private static let exactContainers: Set<String> = ["wav", "aiff", "flac", "ogg", "mp3"]
-    private let seeksExactly: Bool
 
     deinit {
         swr_free(&converter)
@@ -103,8 +107,6 @@ final class MediaFile: AudioDecoder {
 
     func seek(toFrame target: Int) throws {
         guard target > 0 else { return }
-        guard seeksExactly else { return skipUntil = Int64(target) }
-        if origin == nil { try findOrigin() }
         guard let origin else { return skipUntil = Int64(target) }
         let start = max(0, Int64(target) - Int64(Self.seekPreroll * sampleRate))
         let timestamp = av_rescale_q(origin + start, AVRational(num: 1, den: Int32(sampleRate)), timeBase)
@@ -218,15 +220,6 @@ final class MediaFile: AudioDecoder {
         return av_rescale_q(timestamp, timeBase, AVRational(num: 1, den: Int32(sampleRate))) - origin
     }
 
-    /// Sample 0's timestamp: the first decoded frame's (the decoder has already dropped an encoder's delay,
-    /// Opus's pre-skip or MP3's LAME delay, and moved the timestamp past it). Leaves the file at its start.
-    private func findOrigin() throws {
-        guard try nextFrame() else { return }
-        let timestamp = frame!.pointee.best_effort_timestamp
-        if timestamp != fpb_nopts_value() { origin = av_rescale_q(timestamp, timeBase, AVRational(num: 1, den: Int32(sampleRate))) }
-        pending = true
-    }
-
     /// Back to the start, then decodes and drops up to `target`: where a seek cannot be trusted.
     private func restart(discardingUpTo target: Int) throws {
         guard av_seek_frame(format, streamIndex, 0, AVSEEK_FLAG_BACKWARD) >= 0 || avformat_seek_file(format, -1, .min, 0, 0, 0) >= 0 else {
@@ -235,7 +228,6 @@ final class MediaFile: AudioDecoder {
         avcodec_flush_buffers(codec)
         finished = false
         pending = false
-        origin = nil
         position = 0
         skipUntil = Int64(target)
     }

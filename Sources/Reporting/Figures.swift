@@ -64,7 +64,8 @@ public enum Figures {
     public static func rateBars(title: String, yLabel: String, groups: [String], chance: Double,
                                 series: [(name: String, rates: [Rate?])]) -> String {
         let groupWidth = max(90.0, 16.0 * Double(series.count) + 20), left = 70.0, right = 190.0, top = 40.0, bottom = 110.0, height = 440.0
-        let width = left + groupWidth * Double(groups.count) + right
+        // Wide enough for the title too (about 8 px a character at 15 px).
+        let width = max(left + groupWidth * Double(groups.count) + right, left + 8 * Double(title.count))
         func py(_ y: Double) -> Double { height - bottom - y * (height - top - bottom) }
         let bar = (groupWidth - 20) / Double(max(1, series.count))
         var svg = """

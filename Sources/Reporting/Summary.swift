@@ -74,6 +74,7 @@ func haitsmaAndThesis(_ results: RunResults) -> String {
         out += "| \(algorithm.identifier) | \(algorithm.bytesPerSecond.map { String(format: "%.1f", $0) } ?? "—") |\n"
     }
 
+    guard results.algorithm("afa-thesis") != nil else { return out }  // nothing to set beside the thesis
     out += "\n## Beside the thesis (Brandner 2013, AFA)\n\n"
     out += "| test | thesis | afa-thesis here |\n|---|---|---|\n"
     let thesis = [("test1-cropping", "every source identified, 92-99 %"), ("test1-image-grid", "every source identified, 92-99 %"),
