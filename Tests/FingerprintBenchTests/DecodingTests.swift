@@ -113,6 +113,21 @@ import Testing
         }
     }
 
+    /// A Vorbis stream whose first packets are stamped before its start (a stream copy cut at 1.3 s, like
+    /// the 128 samples of a libvorbis file): those samples are dropped, as vorbisfile drops them, so the
+    /// decoding has the length the last page states and libsndfile's samples to within float rounding.
+    @Test func samplesStampedBeforeTheStartAreDropped() throws {
+        let whole = try Self.make(Self.kinds.first { $0.file == "vorbis.ogg" }!)
+        let cut = Self.folder.appendingPathComponent("stream-copy-cut.ogg").path
+        _ = try Self.run(Self.ffmpeg!, ["-v", "error", "-y", "-ss", "1.3", "-i", whole, "-c", "copy", cut])
+        let ours = try AudioReader.read(cut), theirs = try AudioReader.read(cut, decoder: .libsndfile)
+        let stated = try #require(try AudioReader.info(cut).headerFrames)
+        #expect(ours.samples.count == stated && theirs.samples.count == stated)
+        #expect(zip(ours.samples, theirs.samples).allSatisfy { abs($0 - $1) < 1e-5 })
+        let window = try AudioReader.read(cut, window: TimeWindow(start: 3, duration: 2))
+        #expect(difference(window.samples, Array(ours.samples[(3 * 44_100)..<(5 * 44_100)])) == nil)
+    }
+
     @Test func losslessFilesDecodeAsLibsndfileDoes() throws {
         for kind in Self.kinds where ["wav", "flac"].contains((kind.file as NSString).pathExtension) {
             let path = try Self.make(kind)
