@@ -19,18 +19,16 @@ public struct AudioFileInfo: Sendable {
 /// M4A/AAC, a video's soundtrack, ...) into mono Float32 at a requested rate, block by block, resampling as a
 /// stream (soxr).
 public enum AudioReader {
-    /// The library every read uses unless told otherwise (`DecoderLibrary`: why FFmpeg's).
-    public static let defaultDecoder = DecoderLibrary.ffmpeg
-
 
     /// Seconds a whole file may decode short of its header's length (never padded: the audio is what
     /// decodes; a shortfall within it is a warning, once per file, with both lengths).
     public static let headerSlack = 0.25
 
     /// Reads `path` (optionally only `window`) as mono, resampled to `sampleRate` (nil keeps the file's rate).
-    /// Mixdown is the mean of the channels.
+    /// Mixdown is the mean of the channels. `decoder` nil: the library chosen for the file's format
+    /// (`DecoderLibrary.choice`).
     public static func read(_ path: String, sampleRate: Double? = nil, window: TimeWindow? = nil,
-                            decoder: DecoderLibrary = defaultDecoder) throws -> Audio {
+                            decoder: DecoderLibrary? = nil) throws -> Audio {
         var output: [Float] = []
         var reserved = false
         let rate = try stream(path, sampleRate: sampleRate, window: window, decoder: decoder, expecting: { count in
@@ -47,7 +45,7 @@ public enum AudioReader {
     /// exactly the samples `read` returns. `expecting` hears, before the first block, how many samples the
     /// header promises (at most four hours' worth). Returns the output rate.
     @discardableResult
-    public static func stream(_ path: String, sampleRate: Double? = nil, window: TimeWindow? = nil, decoder: DecoderLibrary = defaultDecoder,
+    public static func stream(_ path: String, sampleRate: Double? = nil, window: TimeWindow? = nil, decoder: DecoderLibrary? = nil,
                               expecting: (Int) -> Void = { _ in }, _ body: (UnsafeBufferPointer<Float>) throws -> Void) throws -> Double {
         try stream(path, sampleRates: [sampleRate], window: window, decoder: decoder, expecting: expecting) { _, block in try body(block) }[0]
     }
@@ -56,9 +54,9 @@ public enum AudioReader {
     /// one resampler per rate: `body(i, block)` gets the blocks at rate i, which add up to exactly what
     /// `read` returns at that rate. `expecting` hears the first rate's promised count. Returns the rates.
     @discardableResult
-    public static func stream(_ path: String, sampleRates: [Double?], window: TimeWindow? = nil, decoder: DecoderLibrary = defaultDecoder,
+    public static func stream(_ path: String, sampleRates: [Double?], window: TimeWindow? = nil, decoder: DecoderLibrary? = nil,
                               expecting: (Int) -> Void = { _ in }, _ body: (Int, UnsafeBufferPointer<Float>) throws -> Void) throws -> [Double] {
-        let file = try decoder.open(path)
+        let file = try (decoder ?? .choice(for: path)).open(path)
         var startFrame = 0, frameCount: Int?
         if let window {
             (startFrame, frameCount) = try frames(of: window, in: file)
@@ -121,7 +119,7 @@ public enum AudioReader {
     /// How many samples `read(path, sampleRate:, window:)` returns for an intact file, from the header
     /// alone (a header that states no length is decoded to find out).
     public static func sampleCount(_ path: String, sampleRate: Double, window: TimeWindow) throws -> Int {
-        let file = try defaultDecoder.open(path)
+        let file = try DecoderLibrary.choice(for: path).open(path)
         guard file.frames != nil else { return try read(path, sampleRate: sampleRate, window: window).samples.count }
         let count = try frames(of: window, in: file).count
         return sampleRate == file.sampleRate ? count : Int((Double(count) * sampleRate / file.sampleRate).rounded())
@@ -130,7 +128,7 @@ public enum AudioReader {
     /// The file's duration in seconds, from its header, without decoding; when the header states no
     /// length, the file is decoded to count its frames.
     public static func duration(_ path: String) throws -> Double {
-        let file = try defaultDecoder.open(path)
+        let file = try DecoderLibrary.choice(for: path).open(path)
         if let duration = file.duration { return duration }
         var frames = 0
         try file.forEachBlock { block, _ in frames += block.count / file.channels }
@@ -140,7 +138,7 @@ public enum AudioReader {
 
     /// Format, channels, rate, duration, peak and RMS level (over every channel's samples).
     public static func info(_ path: String) throws -> AudioFileInfo {
-        let file = try defaultDecoder.open(path)
+        let file = try DecoderLibrary.choice(for: path).open(path)
         var peak: Float = 0
         var sumSquares = 0.0, count = 0
         try file.forEachBlock { block, _ in

@@ -27,22 +27,29 @@ extension AudioDecoder {
     var duration: Double? { frames.map { Double($0) / sampleRate } }
 }
 
-/// Which library decodes a file. FFmpeg's for every format (`AudioReader.defaultDecoder`): it reads every
-/// container and codec of a researcher's collection (M4A/AAC, video soundtracks, WMA, AIFF, ...), gives the
-/// lossless formats the same samples as libsndfile and decodes the lossy ones faster (README, "Decoding":
-/// the figures per format). libsndfile remains the writer (`AudioWriter`) and, as `.libsndfile`, the reader
-/// `fpbench bench` times beside it.
+/// Which library decodes a file, chosen per format by measurement (README, "Decoding"; `fpbench bench` times
+/// both): libsndfile for WAV and FLAC, which it decodes 1.3 times as fast as FFmpeg, to the same samples
+/// (tested); FFmpeg's libraries for every other format: Ogg Vorbis 2.6, Opus 2.9 and MP3 1.1 times as fast as
+/// libsndfile, and M4A/AAC, WMA, AIFF, a video's soundtrack, which libsndfile does not read. libsndfile is
+/// also the writer (`AudioWriter`).
 public enum DecoderLibrary: String, Sendable, CaseIterable {
     case ffmpeg, libsndfile
 
-    /// The library and its version, as recorded in cache keys and results (a lossy file may decode to
-    /// slightly different samples through another decoder or version).
-    public var signature: String {
-        switch self {
-        case .ffmpeg: return MediaFile.versionSignature
-        case .libsndfile: return SoundFile.versionSignature
-        }
+    /// The library that reads `path`, from its first bytes (not its name): a RIFF/WAVE, RF64 or FLAC file
+    /// goes to libsndfile, anything else to FFmpeg.
+    public static func choice(for path: String) -> DecoderLibrary {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return .ffmpeg }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
+        func text(_ range: Range<Int>) -> String { head.count >= range.upperBound ? String(decoding: head[range], as: UTF8.self) : "" }
+        if text(0..<4) == "fLaC" { return .libsndfile }
+        if ["RIFF", "RF64"].contains(text(0..<4)) && text(8..<12) == "WAVE" { return .libsndfile }
+        return .ffmpeg
     }
+
+    /// What decodes which format, with the libraries' versions, as cache keys and results record it (a lossy
+    /// file may decode to slightly different samples through another decoder or version).
+    public static let policy = "\(SoundFile.versionSignature) for WAV and FLAC, \(MediaFile.versionSignature) for the rest"
 
     func open(_ path: String) throws -> AudioDecoder {
         try checkReadableFile(path)

@@ -62,7 +62,7 @@ struct Bench: ParsableCommand {
             print(line)
         }
         for (a, algorithm) in chosen.enumerated() {
-            let decode = t.floor[.init(decoder: AudioReader.defaultDecoder, rate: algorithm.sampleRate)]?.reduce(0, +) ?? 0
+            let decode = t.readerFloor[algorithm.sampleRate]?.reduce(0, +) ?? 0
             row(algorithm.identifier, t.ours[a], Double(t.bytes[a].reduce(0, +)) / totalAudio, t.memory[a],
                 decode > 0 ? t.ours[a].reduce(0, +) / decode : nil, t.peerAvailable ? PeerTiming.medianRatio(peer: t.peer, ours: t.ours[a]) : nil)
         }

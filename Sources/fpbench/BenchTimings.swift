@@ -11,6 +11,8 @@ struct BenchTimings {
     /// CPU seconds per file of decoding and resampling alone, by decoder and rate (libsndfile's only where
     /// it reads every file), the file's own rate (decoding without resampling) included.
     var floor: [DecodingFloor: [Double]], memory: [Int?], peerMemory: Int?
+    /// Per algorithm rate, each file's floor through the library the reader chooses for it.
+    var readerFloor: [Double: [Double]]
 
     struct DecodingFloor: Hashable, Comparable {
         let decoder: DecoderLibrary
@@ -60,7 +62,7 @@ struct BenchTimings {
                         return clock.elapsed
                     }.min() ?? .infinity
                 }
-            } catch where key.decoder != AudioReader.defaultDecoder {
+            } catch where key.decoder == .libsndfile {  // it reads fewer formats than FFmpeg
                 FileHandle.standardError.write(Data("\(key.name): not timed (\(error))\n".utf8))
             } catch {
                 _ = try reportingFailure((error as? AudioError)?.path ?? "") { throw error }
@@ -75,8 +77,16 @@ struct BenchTimings {
         }
         let peerMemory = peerAvailable ? files.compactMap { PeerTiming.fpcalc([$0])?.peakResidentBytes?.first }.max() : nil
         progress.finish()
+        // The reader's own floor: each file through the library it chooses for the file's format (FFmpeg
+        // reads every file, or the timing above has stopped).
+        var readerFloor: [Double: [Double]] = [:]
+        for rate in Set(chosen.map(\.sampleRate)) {
+            readerFloor[rate] = files.indices.map { f in
+                (floor[DecodingFloor(decoder: .choice(for: files[f]), rate: rate)] ?? floor[DecodingFloor(decoder: .ffmpeg, rate: rate)]!)[f]
+            }
+        }
 
         self.ours = ours; self.peer = peer; self.audioSeconds = audioSeconds; self.bytes = bytes; self.peerAvailable = peerAvailable
-        self.floor = floor; self.memory = memory; self.peerMemory = peerMemory
+        self.floor = floor; self.readerFloor = readerFloor; self.memory = memory; self.peerMemory = peerMemory
     }
 }

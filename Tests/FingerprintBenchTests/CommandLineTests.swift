@@ -12,7 +12,7 @@ final class CommandLineTests: XCTestCase {
         let good = "Datasets/ci/audio/birds/petrel-XC663885.wav"
         let result = try fpbench(["info", good, "no/such/file.flac"])
         XCTAssertEqual(result.status, 1)
-        XCTAssertTrue(result.output.contains("\(good): wav / pcm_s16le, 2 ch, 44100 Hz, 15.381 s"), result.output)
+        XCTAssertTrue(result.output.contains("\(good): WAV (Microsoft) / Signed 16 bit PCM, 2 ch, 44100 Hz, 15.381 s"), result.output)
         XCTAssertTrue(result.errors.contains("no/such/file.flac: no such file"), result.errors)
     }
 

@@ -26,7 +26,7 @@ struct FingerprintCache: Sendable {
     }
 
     func key(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) -> String {
-        sha256Hex(Data("\(algorithm.identifier)|r\(algorithm.revision)|\(algorithm.profile.key)|\(role.rawValue)|\(contentKey)|\(AudioReader.defaultDecoder.signature)|sealed".utf8))
+        sha256Hex(Data("\(algorithm.identifier)|r\(algorithm.revision)|\(algorithm.profile.key)|\(role.rawValue)|\(contentKey)|\(DecoderLibrary.policy)|sealed".utf8))
     }
 
     private func file(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) -> URL? {

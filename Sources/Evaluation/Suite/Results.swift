@@ -9,13 +9,14 @@ public struct RunResults: Sendable, Codable, Equatable {
     public struct Tool: Sendable, Codable, Equatable {
         public var name: String
         public var version: String
-        /// The library and version that decoded the audio (absent in files from before FFmpeg's decoder,
-        /// which was libsndfile): a lossy file may decode to slightly different samples through another.
+        /// The libraries and versions that decoded the audio, per format (absent in files from before
+        /// FFmpeg's decoder, when libsndfile decoded everything): a lossy file may decode to slightly
+        /// different samples through another decoder.
         public var decoder: String?
 
         /// This fpbench, with the decoder every read uses.
         public static func fpbench(_ version: String) -> Tool {
-            Tool(name: "fpbench", version: version, decoder: AudioReader.defaultDecoder.signature)
+            Tool(name: "fpbench", version: version, decoder: DecoderLibrary.policy)
         }
     }
 
