@@ -7,8 +7,9 @@ struct Info: ParsableCommand {
         abstract: "Print each audio file's format, channels, sample rate, duration, peak and RMS level.",
         discussion: """
         Reads every container and codec FFmpeg's libraries read (WAV, AIFF, FLAC, Ogg Vorbis and Opus, MP3, \
-        M4A/AAC, WMA, the first audio stream of a video file, ...); the format is printed as FFmpeg names \
-        it (container / codec). Levels are in dBFS over every \
+        M4A/AAC, WMA, the first audio stream of a video file, ...); the format is printed as the library \
+        that decodes it names it: libsndfile for WAV and FLAC ("WAV (Microsoft) / Signed 16 bit PCM"), \
+        FFmpeg for the rest, container / codec ("ogg / vorbis"). Levels are in dBFS over every \
         channel's samples. A file that cannot be read gets one line naming it and the reason; the other \
         files are still printed, and the exit code is 1 when any file failed.
 
