@@ -42,6 +42,8 @@ final class MediaFile: AudioDecoder {
     /// Where the next decoded sample lies when a frame carries no timestamp.
     private var position: Int64 = 0
     private var finished = false
+    /// Whether `frame` holds a decoded frame not yet handed out (after a seek's check).
+    private var pending = false
 
     /// Opens `path`, which `checkReadableFile` has found to be a regular, non-empty file.
     init(path: String) throws {
@@ -119,9 +121,6 @@ final class MediaFile: AudioDecoder {
               samplePosition(of: frame!) <= Int64(target) else { return try restart(discardingUpTo: target) }
         pending = true
     }
-
-    /// Whether `frame` holds a decoded frame not yet handed out (after a seek's check).
-    private var pending = false
 
     func forEachBlock(maxFrames: Int, blockFrames: Int, _ body: (UnsafeBufferPointer<Float>, Int) throws -> Void) throws {
         var block = [Float](repeating: 0, count: blockFrames * channels)

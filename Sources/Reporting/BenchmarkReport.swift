@@ -60,7 +60,7 @@ public enum BenchmarkReport {
         }
         for n in m.negatives {
             row(n.algorithm, n.length, "negatives", "false positive", n.falsePositives)
-            row(n.algorithm, n.length, "negatives", "false positive at calibrated threshold", n.falsePositivesCalibrated)
+            row(n.algorithm, n.length, "negatives", "false positive at calibrated threshold (held out)", n.falsePositivesHeldOut)
         }
         return CSV.file(["algorithm", "length_s", "condition", "measure", "successes", "total", "rate", "wilson_low", "wilson_high"], rows)
     }
@@ -123,11 +123,11 @@ public enum BenchmarkReport {
                     r.catalog.tracks.count, r.catalog.hours, positives, r.spec.conditions.count, negatives, r.catalog.negatives.count)
         s += "Seed \(r.seed), fpbench \(r.tool.version), manifest SHA-256 \(r.catalog.manifestSHA256.prefix(12)).\n\n"
         s += "A top answer is **correct** when it names the query's recording at an offset within ±\(g(r.spec.offsetTolerance)) s of the truth. "
-        s += String(format: "Each cell: correct top-1 %% at the threshold calibrated to at most %g %% false positives on the negative queries of that length, its 95 %% Wilson interval, then · correct %% at the algorithm's documented threshold.\n\n", 100 * r.spec.falsePositiveTarget)
+        s += String(format: "Each cell: correct top-1 %% at the threshold calibrated to at most %g %% false positives on one half of the negative queries of that length (the even-numbered, as drawn), its 95 %% Wilson interval, then · correct %% at the algorithm's documented threshold. The false positives at the calibrated threshold are counted on the other, held-out half.\n\n", 100 * r.spec.falsePositiveTarget)
         let conditions = r.spec.conditions.filter { c in m.conditions.contains { $0.condition == c.id && $0.correctCalibrated.total > 0 } }
         for length in r.spec.queryLengths {
-            s += "## \(g(length)) s queries\n\n| algorithm | " + conditions.map(\.id).joined(separator: " | ") + " | false positives (documented threshold) |\n"
-            s += "|---|" + conditions.map { _ in "---|" }.joined() + "---|\n"
+            s += "## \(g(length)) s queries\n\n| algorithm | " + conditions.map(\.id).joined(separator: " | ") + " | false positives (documented threshold) | false positives (calibrated, held out) |\n"
+            s += "|---|" + conditions.map { _ in "---|" }.joined() + "---|---|\n"
             for algorithm in r.algorithms {
                 s += "| \(algorithm.identifier) | "
                 for c in conditions {
@@ -137,6 +137,7 @@ public enum BenchmarkReport {
                 }
                 let n = m.negative(algorithm.identifier, length)
                 s += n.flatMap { $0.falsePositives.total > 0 ? "\($0.falsePositives.successes)/\($0.falsePositives.total) [\(interval($0.falsePositives))]" : nil } ?? "—"
+                s += " | " + (n.flatMap { $0.falsePositivesHeldOut.total > 0 ? "\($0.falsePositivesHeldOut.successes)/\($0.falsePositivesHeldOut.total) [\(interval($0.falsePositivesHeldOut))]" : nil } ?? "—")
                 s += " |\n"
             }
             s += "\n![detection](detection-\(g(length))s.svg)\n\n![scores](scores-\(g(length))s.svg)\n\n"

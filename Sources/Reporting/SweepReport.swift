@@ -6,6 +6,9 @@ import Foundation
 public enum SweepReport {
     public struct Record: Codable {
         public var tool: String
+        /// The libraries that decoded the audio, per format (`DecoderLibrary.policy`; absent in sweeps from
+        /// before FFmpeg's decoder, when libsndfile decoded everything).
+        public var decoder: String?
         public var seed: UInt64
         public var dataset: String
         public var axis: String
@@ -38,9 +41,9 @@ public enum SweepReport {
             merged.algorithms = nil
             return merged
         }
-        public init(tool: String, seed: UInt64, dataset: String, axis: String, points: [SweepPoint], breakingPoints: [BreakingPoint],
+        public init(tool: String, decoder: String?, seed: UInt64, dataset: String, axis: String, points: [SweepPoint], breakingPoints: [BreakingPoint],
                     failures: Int, references: Int?, rate: String = "top-1 accuracy", refinement: String = "bisection") {
-            self.tool = tool; self.seed = seed; self.dataset = dataset; self.axis = axis
+            self.tool = tool; self.decoder = decoder; self.seed = seed; self.dataset = dataset; self.axis = axis
             self.points = points; self.breakingPoints = breakingPoints; self.failures = failures; self.references = references
             self.rate = rate; self.refinement = refinement
         }

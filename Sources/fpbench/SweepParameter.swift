@@ -1,3 +1,4 @@
+import AudioIO
 import ArgumentParser
 import Evaluation
 import Fingerprinting
@@ -46,7 +47,7 @@ extension SweepCommand {
                 }
                 base.algorithms = [algorithm]
                 let (points, results, _) = try validated { try BenchmarkSweep(base: base).run(algorithm, parameter: parameter, values: numbers, condition: chosen) }
-                try SweepReport.write(.init(tool: fpbenchVersion, seed: results.seed, dataset: results.catalog.dataset, axis: axisLabel, points: points,
+                try SweepReport.write(.init(tool: fpbenchVersion, decoder: DecoderLibrary.policy, seed: results.seed, dataset: results.catalog.dataset, axis: axisLabel, points: points,
                                             breakingPoints: [], failures: results.failures.count, references: nil,
                                             rate: String(format: "correct top-1 (%g s queries, %@, %.0f %% false positives)", target.length, condition,
                                                          100 * results.spec.falsePositiveTarget),
@@ -55,7 +56,7 @@ extension SweepCommand {
                 let suite = try validated { try Suite.thesis.selecting([test]) }
                 let base = try options.configuration(algorithms: [name], suite: suite, draws: draws)
                 let (points, results) = SweepRunner.evaluate(variants: algorithm, parameter: parameter, values: numbers, base: base)
-                try SweepReport.write(.init(tool: fpbenchVersion, seed: options.seed, dataset: results.dataset.name, axis: "\(axisLabel) (\(test))",
+                try SweepReport.write(.init(tool: fpbenchVersion, decoder: DecoderLibrary.policy, seed: options.seed, dataset: results.dataset.name, axis: "\(axisLabel) (\(test))",
                                             points: points, breakingPoints: [], failures: results.failures.count,
                                             references: results.references.count), to: folder)
             }

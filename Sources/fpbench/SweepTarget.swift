@@ -1,3 +1,4 @@
+import AudioIO
 import ArgumentParser
 import Evaluation
 import Fingerprinting
@@ -29,7 +30,7 @@ extension SweepCommand {
             let breaking = thresholds.isEmpty ? [] : BreakingPoints.all(points, axis: axis, algorithms: SweepReport.orderedUnique(points.map(\.algorithm)),
                                                                       thresholds: thresholds, tolerance: 0, evaluate: nil)
             let folder = URL(fileURLWithPath: out)
-            try SweepReport.write(.init(tool: fpbenchVersion, seed: results.seed, dataset: results.catalog.dataset, axis: axis.label, points: points,
+            try SweepReport.write(.init(tool: fpbenchVersion, decoder: DecoderLibrary.policy, seed: results.seed, dataset: results.catalog.dataset, axis: axis.label, points: points,
                                         breakingPoints: breaking, failures: results.failures.count, references: nil,
                                         rate: String(format: "correct top-1 (%g s queries, %.0f %% false positives)", length, 100 * results.spec.falsePositiveTarget),
                                         refinement: "interpolation"), to: folder)

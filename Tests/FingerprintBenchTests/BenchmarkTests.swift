@@ -140,6 +140,17 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
             #expect(clean.outcomes[Outcome.correct.rawValue]!.successes == 6, "\(algorithm)")
             #expect(clean.hitAt5.successes == 6)
         }
+        // Each threshold is calibrated on the even-numbered negatives and measured on the other three.
+        let calibrating = BenchmarkMetrics.calibrationHalf(results)
+        let negatives = results.queries.filter(\.negative)
+        #expect(calibrating.count == 3 && negatives.enumerated().allSatisfy { calibrating.contains($0.element.id) == ($0.offset % 2 == 0) })
+        for n in metrics.negatives {
+            let scores = results.answers.filter { $0.algorithm == n.algorithm && calibrating.contains($0.query) }.map { $0.top.first?.score ?? 0 }
+            let negativeIDs = Set(negatives.map(\.id))
+            let heldOut = results.answers.filter { $0.algorithm == n.algorithm && negativeIDs.contains($0.query) && !calibrating.contains($0.query) }
+            #expect(n.calibratedThreshold == Calibration.threshold(scores, target: results.spec.falsePositiveTarget))
+            #expect(n.falsePositivesHeldOut == Rate(heldOut.filter { ($0.top.first?.score ?? 0) > n.calibratedThreshold }.count, of: 3))
+        }
         // Costs are measured; the scaling curve has five nested catalog sizes per algorithm.
         #expect(costs.algorithms.allSatisfy { $0.fingerprintCPUSeconds > 0 && $0.indexBytes > 0 && $0.searchMilliseconds["5s"] != nil })
         let curve = costs.scaling.filter { $0.algorithm == "constellation" }

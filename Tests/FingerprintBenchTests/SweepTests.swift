@@ -68,7 +68,7 @@ import Testing
             [-30.0, -20].map { SweepPoint(algorithm: name, level: $0, identified: 1, count: 2, meanDiagonal: 0.5, meanMargin: 0.1) }
         }
         let folder = temporaryFolder()
-        try SweepReport.write(.init(tool: "test", seed: 1, dataset: "ci", axis: "noise (dBFS)", points: points,
+        try SweepReport.write(.init(tool: "test", decoder: nil, seed: 1, dataset: "ci", axis: "noise (dBFS)", points: points,
                                     breakingPoints: [], failures: 0, references: 13), to: folder)
         for name in ["accuracy.svg", "diagonal.svg"] {
             let counter = SeriesCounter()

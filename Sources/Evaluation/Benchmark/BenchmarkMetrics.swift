@@ -73,10 +73,13 @@ public struct ConditionMetrics: Sendable, Codable, Equatable {
 public struct NegativeMetrics: Sendable, Codable, Equatable {
     public var algorithm: String
     public var length: Double
+    /// At the documented threshold, over every negative.
     public var falsePositives: Rate
-    /// The score a top answer must exceed to be a match at the target false-positive rate.
+    /// The score a top answer must exceed to be a match at the target false-positive rate, calibrated on
+    /// one half of the negatives (`BenchmarkMetrics.calibrates`).
     public var calibratedThreshold: Double
-    public var falsePositivesCalibrated: Rate
+    /// At the calibrated threshold, over the other, held-out half: the out-of-sample false-positive rate.
+    public var falsePositivesHeldOut: Rate
 }
 
 /// Metrics computed from results alone (so `fpbench report` recomputes them).
@@ -92,17 +95,20 @@ public struct BenchmarkMetrics: Sendable, Equatable {
             byKey["\(answer.algorithm)|\(q.length)|\(q.negative ? "negative" : answer.condition)", default: []].append(answer)
         }
         var conditions: [ConditionMetrics] = [], negatives: [NegativeMetrics] = []
+        let calibrating = Self.calibrationHalf(r)
         for info in r.algorithms {
             let algorithm = info.identifier
             for length in r.spec.queryLengths {
                 let negativeAnswers = byKey["\(algorithm)|\(length)|negative"] ?? []
+                let calibration = negativeAnswers.filter { calibrating.contains($0.query) }
+                let heldOut = negativeAnswers.filter { !calibrating.contains($0.query) }
                 // A system without scores: its own answers only (every match scores 1, above 0).
-                let threshold = info.isScored ? Self.threshold(negativeAnswers.map { $0.top.first?.score ?? 0 }, target: r.spec.falsePositiveTarget) : 0
+                let threshold = info.isScored ? Self.threshold(calibration.map { $0.top.first?.score ?? 0 }, target: r.spec.falsePositiveTarget) : 0
                 negatives.append(NegativeMetrics(
                     algorithm: algorithm, length: length,
                     falsePositives: Rate(negativeAnswers.filter { $0.top.contains(where: \.matched) }.count, of: negativeAnswers.count),
                     calibratedThreshold: threshold,
-                    falsePositivesCalibrated: Rate(negativeAnswers.filter { ($0.top.first?.score ?? 0) > threshold }.count, of: negativeAnswers.count)))
+                    falsePositivesHeldOut: Rate(heldOut.filter { ($0.top.first?.score ?? 0) > threshold }.count, of: heldOut.count)))
                 for condition in r.spec.conditions {
                     let answers = byKey["\(algorithm)|\(length)|\(condition.id)"] ?? []
                     var counts: [Outcome: Int] = [:]
@@ -147,6 +153,18 @@ public struct BenchmarkMetrics: Sendable, Equatable {
     /// Whether a calibrated outcome counts against the algorithm.
     public static func isFailure(_ calibratedOutcome: String) -> Bool {
         calibratedOutcome != Outcome.correct.rawValue && calibratedOutcome != rejectedNegative
+    }
+
+    /// The negative queries that calibrate the thresholds: the even-numbered negatives of each length, in the
+    /// seeded order they were drawn; the odd-numbered are held out to measure the threshold, so the
+    /// false-positive rate the benchmark reports is measured on negatives the threshold never saw.
+    public static func calibrationHalf(_ r: BenchmarkResults) -> Set<String> {
+        var next: [Double: Int] = [:], half: Set<String> = []
+        for q in r.queries where q.negative {
+            if next[q.length, default: 0] % 2 == 0 { half.insert(q.id) }
+            next[q.length, default: 0] += 1
+        }
+        return half
     }
 
     /// The calibrated threshold (`Calibration.threshold`): at most ⌊target·n⌋ negatives score above it.
