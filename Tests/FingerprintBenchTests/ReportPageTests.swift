@@ -30,7 +30,20 @@ final class ReportPageTests: XCTestCase {
         let start = try XCTUnwrap(page.range(of: "<script type=\"application/json\" id=\"query-data\">")), end = try XCTUnwrap(page.range(of: "</script>", range: start.upperBound..<page.endIndex))
         let json = page[start.upperBound..<end.lowerBound].replacingOccurrences(of: "<\\/", with: "</")
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-        let columns = try XCTUnwrap(object["columns"] as? [[String: Any]]), rows = try XCTUnwrap(object["rows"] as? [[Int]])
+        let columns = try XCTUnwrap(object["columns"] as? [[String: Any]]), widths = try XCTUnwrap(object["widths"] as? [Int])
+        let count = try XCTUnwrap(object["rowCount"] as? Int), packed = Array(try XCTUnwrap(object["packed"] as? String).utf8)
+        // Each row's indices as base-64 digits, `widths[c]` of them for column c.
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-".utf8)
+        var position = 0
+        let rows = (0..<count).map { _ in
+            widths.map { width in
+                (0..<width).reduce(0) { value, _ in
+                    defer { position += 1 }
+                    return value * 64 + alphabet.firstIndex(of: packed[position])!
+                }
+            }
+        }
+        XCTAssertEqual(position, packed.count)
         return rows.map { row in
             Dictionary(uniqueKeysWithValues: zip(columns, row).map { column, i in (column["name"] as! String, (column["values"] as! [String])[i]) })
         }

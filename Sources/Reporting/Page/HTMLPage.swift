@@ -81,6 +81,20 @@ struct HTMLPage {
       var source = document.getElementById('query-data');
       if (!source) return;
       var data = JSON.parse(source.textContent), columns = data.columns, filter = {}, page = 0, size = 50;
+      (function unpack() {  // each row's indices, packed as base-64 digits per column (QueryList)
+        var alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-', digit = {}, s = data.packed, p = 0;
+        for (var k = 0; k < 64; k++) digit[alphabet.charAt(k)] = k;
+        data.rows = [];
+        for (var r = 0; r < data.rowCount; r++) {
+          var row = [];
+          for (var c = 0; c < data.widths.length; c++) {
+            var v = 0;
+            for (var w = 0; w < data.widths[c]; w++) v = v * 64 + digit[s.charAt(p++)];
+            row.push(v);
+          }
+          data.rows.push(row);
+        }
+      })();
       var controls = document.getElementById('query-controls'), list = document.getElementById('query-list');
       var count = document.getElementById('query-count'), pager = document.getElementById('query-pager');
       function column(name) { for (var i = 0; i < columns.length; i++) if (columns[i].name === name) return i; return -1; }

@@ -2,7 +2,9 @@ import Foundation
 
 /// The page's list of answers, one row per query and algorithm, failing ones first. Stored once in
 /// the page as JSON in which each cell is an index into its column's distinct values (the
-/// benchmark's 40,000 answers repeat few values), shown 50 rows at a time.
+/// benchmark's 40,000 answers repeat few values), the indices packed as base-64 digits, as many per
+/// column as its count of values needs (none for a column of one value), all rows in one string: the
+/// reference benchmark's page stays under 2 MB. Shown 50 rows at a time.
 struct QueryList {
     enum Kind: String { case text, audio }
 
@@ -31,26 +33,40 @@ struct QueryList {
 
     var json: String {
         var distinct = columns.map { _ in [String: Int]() }, values = columns.map { _ in [String]() }
-        var encodedRows: [String] = []
-        encodedRows.reserveCapacity(rows.count)
-        for row in rows {
-            let indices = row.enumerated().map { c, value -> Int in
+        let indexed = rows.map { row in
+            row.enumerated().map { c, value -> Int in
                 if let i = distinct[c][value] { return i }
                 distinct[c][value] = values[c].count
                 values[c].append(value)
                 return values[c].count - 1
             }
-            encodedRows.append("[" + indices.map(String.init).joined(separator: ",") + "]")
+        }
+        // Base-64 digits per column: enough for its largest index.
+        let widths = values.map { column in
+            var width = 0
+            while 1 << (6 * width) < column.count { width += 1 }
+            return width
+        }
+        var packed: [UInt8] = []
+        packed.reserveCapacity(rows.count * widths.reduce(0, +))
+        for row in indexed {
+            for (c, index) in row.enumerated() {
+                for digit in stride(from: widths[c] - 1, through: 0, by: -1) { packed.append(Self.digits[(index >> (6 * digit)) & 63]) }
+            }
         }
         let encoder = JSONEncoder()
         func text(_ value: some Encodable) -> String { String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self) }
         let columnsJSON = columns.enumerated().map { c, column in
             "{\"name\":\(text(column.name)),\"kind\":\"\(column.kind.rawValue)\",\"values\":\(text(values[c]))}"
         }
-        let json = "{\"columns\":[\(columnsJSON.joined(separator: ","))],\"filters\":\(text(filters)),\"failed\":\(text(failed)),\n\"rows\":[\n"
-            + encodedRows.joined(separator: ",\n") + "]}"
+        let json = "{\"columns\":[\(columnsJSON.joined(separator: ","))],\"filters\":\(text(filters)),\"failed\":\(text(failed)),\n"
+            + "\"rowCount\":\(rows.count),\"widths\":\(text(widths)),\n\"packed\":\"" + String(decoding: packed, as: UTF8.self) + "\"}"
         return json.replacingOccurrences(of: "</", with: "<\\/")
     }
+
+    /// The base-64 digits of packed indices (no character JSON or HTML would escape); the page's script
+    /// reads them with the same alphabet.
+    static let digits = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-".utf8)
 
     var html: String {
         "<section id=\"queries\">\n<h2>Queries</h2>\n<p>\(caption)</p>\n<div id=\"query-controls\"></div>\n<p id=\"query-count\"></p>\n"
