@@ -22,7 +22,6 @@ struct Identify: ParsableCommand {
                   fpbench identify -a constellation --index music.fpindex -- query.wav
         """)
 
-
     @OptionGroup var algorithm: AlgorithmOption
     @Option(name: .long, parsing: .upToNextOption, help: "Reference recordings (files or folders).") var catalog: [String] = []
     @Option(help: "An index file (fpbench index build) to search instead of --catalog; its calibrated threshold is used.") var index: String?
