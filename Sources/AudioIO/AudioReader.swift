@@ -15,11 +15,10 @@ public struct AudioFileInfo: Sendable {
     public var duration: Double { Double(frames) / sampleRate }
 }
 
-/// Decodes audio files (any container and codec FFmpeg reads: WAV, AIFF, FLAC, Ogg Vorbis and Opus, MP3,
-/// M4A/AAC, a video's soundtrack, ...) into mono Float32 at a requested rate, block by block, resampling as a
-/// stream (soxr).
+/// Decodes audio files (WAV and FLAC through libsndfile, every other container and codec through FFmpeg:
+/// AIFF, Ogg Vorbis and Opus, MP3, M4A/AAC, a video's soundtrack, ...; `DecoderLibrary`) into mono Float32 at
+/// a requested rate, block by block, resampling as a stream (soxr).
 public enum AudioReader {
-
     /// Seconds a whole file may decode short of its header's length (never padded: the audio is what
     /// decodes; a shortfall within it is a warning, once per file, with both lengths).
     public static let headerSlack = 0.25
