@@ -11,9 +11,27 @@ final class MediaFile: AudioDecoder {
     let frames: Int?
     let formatName: String
 
+    /// FFmpeg's functions, loaded on first use (`CFFmpeg.h` says why they are not linked), or nil with
+    /// the reason in `loadFailure`.
+    private static let functions: fpb_ffmpeg? = {
+        var error: UnsafePointer<CChar>?
+        return fpb_ffmpeg(&error)?.pointee
+    }()
+
+    private static var loadFailure: String {
+        var error: UnsafePointer<CChar>?
+        _ = fpb_ffmpeg(&error)
+        return error.map { String(cString: $0) } ?? ""
+    }
+
+    /// Used only once `init` has found the functions loaded.
+    private static var ff: fpb_ffmpeg { functions! }
+    private var ff: fpb_ffmpeg { Self.ff }
+
     static let versionSignature: String = {
+        guard functions != nil else { return "ffmpeg (\(loadFailure))" }
         func dotted(_ v: UInt32) -> String { "\(v >> 16).\((v >> 8) & 0xff).\(v & 0xff)" }
-        return "ffmpeg libavformat \(dotted(avformat_version())) libavcodec \(dotted(avcodec_version())) libswresample \(dotted(swresample_version()))"
+        return "ffmpeg libavformat \(dotted(ff.avformat_version())) libavcodec \(dotted(ff.avcodec_version())) libswresample \(dotted(ff.swresample_version()))"
     }()
 
     /// Seconds decoded before a seek's target and thrown away, so that the decoder's state (a Vorbis block's
@@ -30,8 +48,8 @@ final class MediaFile: AudioDecoder {
     private var converted: [Float] = []
     private let streamIndex: Int32
     private let timeBase: AVRational
-    private var packet = av_packet_alloc()
-    private var frame = av_frame_alloc()
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var frame: UnsafeMutablePointer<AVFrame>?
     /// Sample 0's timestamp, in samples: the stream's start (where the container's timestamps are exact).
     /// Decoded samples before it are dropped, as the format asks: the first Vorbis packets of a libvorbis
     /// file decode to 128 samples stamped before the start, which vorbisfile drops and FFmpeg hands out.
@@ -48,15 +66,19 @@ final class MediaFile: AudioDecoder {
     /// Opens `path`, which `checkReadableFile` has found to be a regular, non-empty file.
     init(path: String) throws {
         self.path = path
-        av_log_set_level(AV_LOG_QUIET)
+        guard Self.functions != nil else { throw AudioError.unsupported(path: path, reason: Self.loadFailure) }
+        let ff = Self.ff
+        packet = ff.av_packet_alloc()
+        frame = ff.av_frame_alloc()
+        ff.av_log_set_level(AV_LOG_QUIET)
         var context: UnsafeMutablePointer<AVFormatContext>?
-        var status = avformat_open_input(&context, path, nil, nil)
+        var status = ff.avformat_open_input(&context, path, nil, nil)
         guard status >= 0, let context else { throw Self.openError(path: path, status: status) }
         format = context
-        status = avformat_find_stream_info(context, nil)
+        status = ff.avformat_find_stream_info(context, nil)
         if status < 0 { throw AudioError.unreadable(path: path, reason: "cannot read its streams: \(Self.message(status))") }
         var decoder: UnsafePointer<AVCodec>?
-        let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
+        let index = ff.av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
         guard index >= 0, let decoder, let stream = context.pointee.streams[Int(index)] else {
             let container = String(cString: context.pointee.iformat.pointee.name)
             throw index == Self.decoderNotFound
@@ -65,12 +87,12 @@ final class MediaFile: AudioDecoder {
         }
         streamIndex = index
         timeBase = stream.pointee.time_base
-        guard let codec = avcodec_alloc_context3(decoder) else { throw AudioError.unreadable(path: path, reason: "out of memory") }
+        guard let codec = ff.avcodec_alloc_context3(decoder) else { throw AudioError.unreadable(path: path, reason: "out of memory") }
         self.codec = codec
-        avcodec_parameters_to_context(codec, stream.pointee.codecpar)
+        _ = ff.avcodec_parameters_to_context(codec, stream.pointee.codecpar)
         codec.pointee.thread_count = 1
         codec.pointee.pkt_timebase = stream.pointee.time_base
-        status = avcodec_open2(codec, decoder, nil)
+        status = ff.avcodec_open2(codec, decoder, nil)
         if status < 0 { throw AudioError.unreadable(path: path, reason: "cannot open its \(String(cString: decoder.pointee.name)) decoder: \(Self.message(status))") }
         channels = Int(codec.pointee.ch_layout.nb_channels)
         let rate = Int(codec.pointee.sample_rate)
@@ -83,10 +105,10 @@ final class MediaFile: AudioDecoder {
         let demuxer = String(cString: context.pointee.iformat.pointee.name)
         let exact = Self.exactContainers.contains(demuxer)
         let start = stream.pointee.start_time
-        origin = exact && start != fpb_nopts_value() ? av_rescale_q(start, timeBase, AVRational(num: 1, den: Int32(rate))) : nil
+        origin = exact && start != fpb_nopts_value() ? ff.av_rescale_q(start, timeBase, AVRational(num: 1, den: Int32(rate))) : nil
         let duration = stream.pointee.duration
         if exact, demuxer != "mp3", duration != fpb_nopts_value(), duration > 0 {
-            let count = av_rescale_q(duration, timeBase, AVRational(num: 1, den: Int32(rate))) - Int64(stream.pointee.codecpar.pointee.initial_padding)
+            let count = ff.av_rescale_q(duration, timeBase, AVRational(num: 1, den: Int32(rate))) - Int64(stream.pointee.codecpar.pointee.initial_padding)
             frames = count > 0 && count <= 384_000 * 86_400 ? Int(count) : nil
         } else {
             frames = nil
@@ -100,20 +122,20 @@ final class MediaFile: AudioDecoder {
     private static let exactContainers: Set<String> = ["wav", "aiff", "flac", "ogg", "mp3"]
 
     deinit {
-        swr_free(&converter)
-        avcodec_free_context(&codec)
-        avformat_close_input(&format)
-        av_packet_free(&packet)
-        av_frame_free(&frame)
+        ff.swr_free(&converter)
+        ff.avcodec_free_context(&codec)
+        ff.avformat_close_input(&format)
+        ff.av_packet_free(&packet)
+        ff.av_frame_free(&frame)
     }
 
     func seek(toFrame target: Int) throws {
         guard target > 0 else { return }
         guard let origin else { return skipUntil = Int64(target) }
         let start = max(0, Int64(target) - Int64(Self.seekPreroll * sampleRate))
-        let timestamp = av_rescale_q(origin + start, AVRational(num: 1, den: Int32(sampleRate)), timeBase)
-        guard av_seek_frame(format, streamIndex, timestamp, AVSEEK_FLAG_BACKWARD) >= 0 else { return try restart(discardingUpTo: target) }
-        avcodec_flush_buffers(codec)
+        let timestamp = ff.av_rescale_q(origin + start, AVRational(num: 1, den: Int32(sampleRate)), timeBase)
+        guard ff.av_seek_frame(format, streamIndex, timestamp, AVSEEK_FLAG_BACKWARD) >= 0 else { return try restart(discardingUpTo: target) }
+        ff.avcodec_flush_buffers(codec)
         finished = false
         skipUntil = Int64(target)
         // The first frame after the seek must start at or before the target, or the seek overshot.
@@ -164,21 +186,21 @@ final class MediaFile: AudioDecoder {
     /// against the container reports.
     private func nextFrame() throws -> Bool {
         while true {
-            let received = avcodec_receive_frame(codec, frame)
+            let received = ff.avcodec_receive_frame(codec, frame)
             if received >= 0 { return true }
             if received == fpb_averror_eof() { return false }
             if received != fpb_averror_eagain() && received != Self.invalidData { throw AudioError.unreadable(path: path, reason: Self.message(received)) }
             if finished { return false }
-            let read = av_read_frame(format, packet)
+            let read = ff.av_read_frame(format, packet)
             if read < 0 {
                 if read != fpb_averror_eof() && read != Self.invalidData { throw AudioError.unreadable(path: path, reason: Self.message(read)) }
                 finished = true
-                avcodec_send_packet(codec, nil)  // drain
+                _ = ff.avcodec_send_packet(codec, nil)  // drain
                 continue
             }
-            defer { av_packet_unref(packet) }
+            defer { ff.av_packet_unref(packet) }
             guard packet!.pointee.stream_index == streamIndex else { continue }
-            let sent = avcodec_send_packet(codec, packet)
+            let sent = ff.avcodec_send_packet(codec, packet)
             if sent < 0 && sent != Self.invalidData && sent != fpb_averror_eagain() { throw AudioError.unreadable(path: path, reason: Self.message(sent)) }
         }
     }
@@ -191,11 +213,11 @@ final class MediaFile: AudioDecoder {
             throw AudioError.unreadable(path: path, reason: "its audio changes from \(channels) channels at \(Int(sampleRate)) Hz to \(frameChannels) at \(frame.pointee.sample_rate) Hz mid-stream")
         }
         if converter == nil || converterInput != frame.pointee.format {
-            swr_free(&converter)
+            ff.swr_free(&converter)
             var outLayout = frame.pointee.ch_layout, inLayout = frame.pointee.ch_layout
-            var status = swr_alloc_set_opts2(&converter, &outLayout, AV_SAMPLE_FMT_FLT, Int32(sampleRate), &inLayout,
+            var status = ff.swr_alloc_set_opts2(&converter, &outLayout, AV_SAMPLE_FMT_FLT, Int32(sampleRate), &inLayout,
                                              AVSampleFormat(frame.pointee.format), Int32(sampleRate), 0, nil)
-            if status >= 0 { status = swr_init(converter) }
+            if status >= 0 { status = ff.swr_init(converter) }
             if status < 0 { throw AudioError.unreadable(path: path, reason: "cannot convert its samples: \(Self.message(status))") }
             converterInput = frame.pointee.format
         }
@@ -203,7 +225,7 @@ final class MediaFile: AudioDecoder {
         let done = converted.withUnsafeMutableBytes { raw -> Int32 in
             var out: UnsafeMutablePointer<UInt8>? = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
             return frame.pointee.extended_data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: channels) {
-                swr_convert(converter, &out, Int32(count), $0, Int32(count))
+                ff.swr_convert(converter, &out, Int32(count), $0, Int32(count))
             }
         }
         if done < 0 { throw AudioError.unreadable(path: path, reason: "cannot convert its samples: \(Self.message(done))") }
@@ -216,15 +238,15 @@ final class MediaFile: AudioDecoder {
     private func samplePosition(of frame: UnsafeMutablePointer<AVFrame>) -> Int64 {
         let timestamp = frame.pointee.best_effort_timestamp
         guard timestamp != fpb_nopts_value(), let origin else { return position }
-        return av_rescale_q(timestamp, timeBase, AVRational(num: 1, den: Int32(sampleRate))) - origin
+        return ff.av_rescale_q(timestamp, timeBase, AVRational(num: 1, den: Int32(sampleRate))) - origin
     }
 
     /// Back to the start, then decodes and drops up to `target`: where a seek cannot be trusted.
     private func restart(discardingUpTo target: Int) throws {
-        guard av_seek_frame(format, streamIndex, 0, AVSEEK_FLAG_BACKWARD) >= 0 || avformat_seek_file(format, -1, .min, 0, 0, 0) >= 0 else {
+        guard ff.av_seek_frame(format, streamIndex, 0, AVSEEK_FLAG_BACKWARD) >= 0 || ff.avformat_seek_file(format, -1, .min, 0, 0, 0) >= 0 else {
             throw AudioError.unreadable(path: path, reason: "could not return to its start to reach frame \(target)")
         }
-        avcodec_flush_buffers(codec)
+        ff.avcodec_flush_buffers(codec)
         finished = false
         pending = false
         position = 0
@@ -238,7 +260,7 @@ final class MediaFile: AudioDecoder {
 
     static func message(_ status: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
-        av_strerror(status, &buffer, buffer.count)
+        _ = ff.av_strerror(status, &buffer, buffer.count)
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

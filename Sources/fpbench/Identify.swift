@@ -89,7 +89,7 @@ struct Identify: ParsableCommand {
             defer { reporter.advance() }
             return Result { () -> (print: AnyFingerprint, matches: [Match]) in
                 let print = try algorithm.fingerprint(file: queries[i], role: .query)
-                return (print, index.search(print, limit: limit, applyingThreshold: rule.threshold(for: print.duration) == nil))
+                return (print, try index.search(print, limit: limit, applyingThreshold: rule.threshold(for: print.duration) == nil))
             }
         }
         reporter.finish()

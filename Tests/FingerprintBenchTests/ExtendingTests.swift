@@ -44,7 +44,7 @@ import Testing
         #expect(wordsCut(try #require(try algorithm.fingerprint(recordings[0]).base as? ExternalFingerprint)) == 500)
         catalog.seal()
         // Samples 4,000-8,000 of the second recording: 16-bit samples two to a word, so the same words.
-        let top = try #require(catalog.search(try algorithm.fingerprint(recordings[1].slice(start: 0.5, duration: 0.5)), limit: 1).first)
+        let top = try #require(try catalog.search(try algorithm.fingerprint(recordings[1].slice(start: 0.5, duration: 0.5)), limit: 1).first)
         // Only the WAV header's words differ; the offset is 2,000 words at this configuration's 0.5 ms a word.
         #expect(top.reference == "r1" && top.comparison.rawFigure < 0.01 && abs(top.comparison.offset - 1) < 1e-9)
     }

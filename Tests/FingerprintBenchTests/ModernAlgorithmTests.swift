@@ -69,8 +69,8 @@ import Testing
         for recording in RealRecording.all { catalog.add(try recording.reference(algorithm), name: recording.file) }
         for recording in RealRecording.all {
             let query = try recording.crop(algorithm, offset: 1.7)
-            let indexed = catalog.search(query)
-            let brute = catalog.search(query, useIndex: false)
+            let indexed = try catalog.search(query)
+            let brute = try catalog.search(query, useIndex: false)
             // The index verifies around its own best offset: the top answer is brute force's, offsets equal
             // up to rounding. (A weak, spurious match further down may be verified at another offset.)
             let top = try #require(indexed.first), bruteTop = try #require(brute.first)

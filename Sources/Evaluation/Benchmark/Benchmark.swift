@@ -63,13 +63,14 @@ public struct Benchmark {
         let scalingLength = c.shard == nil ? c.scalingLength : nil
         let outcomes = answerAll(answered, conditions: conditions, recordings: recordings, algorithms: algorithms, index: index,
                                  systemFiles: files, scalingLength: scalingLength, progress: progress)
+        for catalog in index.catalogs { try catalog.throwIfDamaged() }  // an index file found damaged while answering
         let asked = answerSystems(systems, files: files, asked: outcomes.flatMap(\.systemQuestions), progress: progress)
         var spec = c.spec
         spec.conditions = conditions
         let results = assemble(spec: spec, catalog: catalog, algorithms: algorithms.indices.map { Self.info(algorithms[$0], index.catalogs[$0]) }
                                    + systems.map(Self.info),
                                queries: queries, answers: outcomes.flatMap(\.answers) + asked.answers, skipped: skipped, failures: failures)
-        let scaling = scalingLength.map { scalingCurve(length: $0, queries: answered, outcomes: outcomes, tracks: catalog.tracks,
+        let scaling = try scalingLength.map { try scalingCurve(length: $0, queries: answered, outcomes: outcomes, tracks: catalog.tracks,
                                                           durations: catalog.durations, algorithms: algorithms, prints: index.indexed.prints,
                                                           results: results, progress: progress) } ?? []
         var costs = measuredCosts(started: started, algorithms: algorithms, index: index, answered: answered, outcomes: outcomes,

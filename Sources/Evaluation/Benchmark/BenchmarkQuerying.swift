@@ -52,7 +52,7 @@ extension Benchmark {
                         outcome.fingerprintMilliseconds[a].append(1000 * (threadCPUSeconds() - start))
                     }
                     let fingerprinted = threadCPUSeconds()
-                    let matches = catalogs[a].search(print, limit: Self.answersKept, applyingThreshold: false)
+                    let matches = try catalogs[a].search(print, limit: Self.answersKept, applyingThreshold: false)
                     outcome.searchMilliseconds[a].append(1000 * (threadCPUSeconds() - fingerprinted))
                     // Every catalog reference is a track (catalogs are built from the track list, index files checked against it).
                     answer.top = matches.compactMap { match in
@@ -85,7 +85,7 @@ extension Benchmark {
     /// seeded order); a query whose track is left out counts as a negative there.
     func scalingCurve(length: Double, queries: [BenchmarkQuery], outcomes: [QueryOutcome], tracks: [String], durations: [Double],
                               algorithms: [AnyAlgorithm], prints: [[AnyFingerprint?]], results: BenchmarkResults,
-                              progress: ProgressReporter) -> [BenchmarkCosts.ScalingPoint] {
+                              progress: ProgressReporter) throws -> [BenchmarkCosts.ScalingPoint] {
         let order = tracks.indices.sorted { derivedSeed(configuration.seed, "scaling", tracks[$0]) < derivedSeed(configuration.seed, "scaling", tracks[$1]) }
         let chosen = queries.indices.filter { queries[$0].length == length }
         var points: [BenchmarkCosts.ScalingPoint] = []
@@ -106,7 +106,7 @@ extension Benchmark {
                 for q in chosen {
                     guard let print = outcomes[q].cleanPrints[a] else { continue }
                     let start = threadCPUSeconds()
-                    let top = catalog.search(print, limit: 1).first
+                    let top = try catalog.search(print, limit: 1).first
                     times.append(1000 * (threadCPUSeconds() - start))
                     let query = queries[q]
                     if !query.negative && inCatalog.contains(query.file) {

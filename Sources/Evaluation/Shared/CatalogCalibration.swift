@@ -56,7 +56,7 @@ public struct CatalogCalibration {
             return Result {
                 do {
                     let print = try algorithm.fingerprint(file: negatives[draw.file], window: TimeWindow(start: draw.start, duration: length), role: .query)
-                    return catalog.search(print, limit: 1, applyingThreshold: false).first?.comparison.score ?? 0
+                    return try catalog.search(print, limit: 1, applyingThreshold: false).first?.comparison.score ?? 0
                 } catch is FingerprintError { return 0 }  // silence, too little audio: nothing to match
             }
         }

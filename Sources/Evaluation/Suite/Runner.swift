@@ -88,8 +88,12 @@ public struct Runner {
         prints.reportFailures(algorithms: c.algorithms, sources: sources, tests: tests, distractors: distractors, problems: &problems)
         let matrices = compare(prints, sources: sources, tests: tests, progress: progress)
         keepAudio(tests, sources: sources, matrices: matrices, audio: audio, progress: progress, problems: &problems)
-        let catalogs = c.searchCatalogs && !distractors.isEmpty
-            ? searchCatalogs(prints, sources: sources, tests: tests, distractors: distractors, progress: progress) : []
+        var catalogs: [RunResults.CatalogResult] = []
+        if c.searchCatalogs && !distractors.isEmpty {
+            do { catalogs = try searchCatalogs(prints, sources: sources, tests: tests, distractors: distractors, progress: progress) } catch {
+                problems.fail("catalog search", "\(error)")
+            }
+        }
         let pairs = measurePairs(sources: sources, durations: durations, audio: audio.excerpts, problems: &problems)
         progress.finish()
         var results = assemble(prints, sources: sources, tests: tests.map(\.record), matrices: matrices, catalogs: catalogs, problems: problems)

@@ -73,7 +73,7 @@ extension Runner {
 
     /// Every query against references + distractors, through the algorithm's own index.
     func searchCatalogs(_ prints: PrintTable, sources: [Source], tests: [PlannedTest], distractors: [Excerpt],
-                                progress: ProgressReporter) -> [RunResults.CatalogResult] {
+                                progress: ProgressReporter) throws -> [RunResults.CatalogResult] {
         let c = configuration, cells = c.algorithms.count * tests.count
         let built = c.algorithms.indices.map { a -> Catalog in
             let catalog = Catalog(algorithm: c.algorithms[a])
@@ -85,28 +85,34 @@ extension Runner {
             return catalog
         }
         progress.start("catalog search", total: cells)
-        return parallelMap(cells, threads: c.threads) { cell -> RunResults.CatalogResult in
+        return try parallelMap(cells, threads: c.threads) { cell -> Result<RunResults.CatalogResult, Error> in
             defer { progress.advance() }
-            let a = cell / tests.count, t = cell % tests.count, catalog = built[a], record = tests[t].record
-            var result = RunResults.CatalogResult(algorithm: c.algorithms[a].identifier, test: record.definition.id,
-                                                  queries: record.queries.count, correct: 0, wrong: 0, noMatch: 0,
-                                                  references: catalog.names.count, distractors: catalog.names.count - sources.count,
-                                                  referenceSeconds: catalog.duration, bytes: catalog.byteCount, answers: [])
-            for (row, query) in record.queries.enumerated() {
-                guard let print = prints[a, .query(test: t, row: row)] else {
-                    result.answers?.append(.init())
-                    continue
-                }
-                let top = catalog.search(print, limit: 1).first
-                result.answers?.append(.init(answer: top?.reference, score: top?.comparison.score, offset: top?.comparison.offset))
-                switch top?.reference {
-                case nil: result.noMatch += 1
-                case query.source?: result.correct += 1
-                default: result.wrong += 1
-                }
+            let a = cell / tests.count, t = cell % tests.count
+            return Result { try searchCatalog(built[a], algorithm: a, test: t, record: tests[t].record, prints: prints, sources: sources) }
+        }.map { try $0.get() }
+    }
+
+    /// One test's queries against one algorithm's catalog.
+    private func searchCatalog(_ catalog: Catalog, algorithm a: Int, test t: Int, record: RunResults.TestRecord, prints: PrintTable,
+                               sources: [Source]) throws -> RunResults.CatalogResult {
+        var result = RunResults.CatalogResult(algorithm: configuration.algorithms[a].identifier, test: record.definition.id,
+                                              queries: record.queries.count, correct: 0, wrong: 0, noMatch: 0,
+                                              references: catalog.names.count, distractors: catalog.names.count - sources.count,
+                                              referenceSeconds: catalog.duration, bytes: catalog.byteCount, answers: [])
+        for (row, query) in record.queries.enumerated() {
+            guard let print = prints[a, .query(test: t, row: row)] else {
+                result.answers?.append(.init())
+                continue
             }
-            return result
+            let top = try catalog.search(print, limit: 1).first
+            result.answers?.append(.init(answer: top?.reference, score: top?.comparison.score, offset: top?.comparison.offset))
+            switch top?.reference {
+            case nil: result.noMatch += 1
+            case query.source?: result.correct += 1
+            default: result.wrong += 1
+            }
         }
+        return result
     }
 
     // MARK: Pair difficulty

@@ -123,15 +123,18 @@ public final class Catalog {
         calibration = header.calibration
         prints = Array(repeating: nil, count: names.count)
         printBytes = try reader.integer("printBytes", in: 0...(1 << 50))
-        // Each fingerprint's field table is checked now (its arrays are read when a candidate needs them),
-        // so a damaged section is named here instead of silently scoring 0 at verification.
-        for (i, name) in names.enumerated() {
-            do { try CompactCoding.check(reader.bytes("print.\(i)")) } catch {
-                throw IndexFileError(path: path, reason: "damaged: the fingerprint of \(name) cannot be read (\(error)); rebuild it with `fpbench index build`")
-            }
-        }
         file = reader
         sealed = true
+    }
+
+    /// Reads every byte of the index file this catalog was read from and checks it: every section's
+    /// checksum, every block of the postings with its positions, every fingerprint decoded
+    /// (`fpbench index verify`). A catalog built in memory has nothing to verify.
+    public func verifyAll() throws {
+        guard let file else { return }
+        try file.verifyAll()
+        for i in names.indices { _ = referencePrint(i) }
+        try file.throwIfDamaged()
     }
 
     /// Writes the sealed catalog as an index file (see `IndexFile`).
@@ -144,20 +147,29 @@ public final class Catalog {
         try writer.write(to: path)
     }
 
-    /// Reference `i`'s fingerprint (from the index file on first use; nil if it cannot be read).
+    /// Reference `i`'s fingerprint (from the index file on first use, verified; nil, and the damage
+    /// reported to the file, if it cannot be read).
     private func referencePrint(_ i: Int) -> AnyFingerprint? {
         printLock.withLock {
             if let held = prints[i] { return held }
-            guard let file, let bytes = try? file.bytes("print.\(i)"),
-                  let decoded = try? algorithm.decode(Data(bytes), as: .compact) else { return nil }
-            prints[i] = decoded
-            return decoded
+            guard let file else { return nil }
+            do {
+                let decoded = try algorithm.decode(Data(file.bytes("print.\(i)")), as: .compact)
+                prints[i] = decoded
+                return decoded
+            } catch {
+                file.report(damage: "damaged: the fingerprint of \(names[i]) cannot be read (\(error)); rebuild it with `fpbench index build`")
+                return nil
+            }
         }
     }
 
     /// Every reference's fingerprint (read from the index file where needed), in order, for a catalog
     /// that grows (`fpbench index add`): nil where one cannot be read.
     public var fingerprints: [AnyFingerprint?] { names.indices.map(referencePrint) }
+
+    /// Throws the damage a search found in the index file this catalog was read from, if any.
+    public func throwIfDamaged() throws { try file?.throwIfDamaged() }
 
     /// Whether the algorithm brings an index of its own (otherwise every search is brute force).
     public var isIndexed: Bool { index.isIndexed }
@@ -172,8 +184,9 @@ public final class Catalog {
     /// Matches best first, at most `limit`; empty means "no match" (nothing reached the algorithm's
     /// threshold). `applyingThreshold: false` returns the best comparisons whatever their score (for
     /// calibrating a threshold). `useIndex: false` compares with every whole reference (brute force),
-    /// for checking the index.
-    public func search(_ query: AnyFingerprint, limit: Int = 10, applyingThreshold: Bool = true, useIndex: Bool = true) -> [Match] {
+    /// for checking the index. Throws where the index file this catalog was read from turns out damaged
+    /// in what the search read (`IndexFileError`, naming the section).
+    public func search(_ query: AnyFingerprint, limit: Int = 10, applyingThreshold: Bool = true, useIndex: Bool = true) throws -> [Match] {
         seal()
         let candidates = useIndex ? index.candidates(for: query.base, limit: max(limit, verified)).filter { names.indices.contains($0.reference) }
             : prints.indices.map { Candidate(reference: $0, offset: nil, hits: 0) }
@@ -183,6 +196,7 @@ public final class Catalog {
         let ranked = verified.sorted { a, b in
             a.comparison.score != b.comparison.score ? a.comparison.score > b.comparison.score : a.reference < b.reference
         }
+        try file?.throwIfDamaged()
         return ranked.prefix(limit).map { Match(reference: names[$0.reference], comparison: $0.comparison) }
     }
 

@@ -48,6 +48,8 @@ struct Postings {
     /// ... and once sealed: sorted, held by `owner` (the index's own memory, or a mapped index file).
     private var entries = UnsafeBufferPointer<UInt64>(start: nil, count: 0)
     private var owner: AnyObject?
+    /// For postings read from an index file: verifies the entries block by block as lookups reach them.
+    private var verifier: BlockVerifier?
     private(set) var layout = ReferenceLayout()
     /// Where each bucket of keys (key >> `bucketShift`) starts in `entries`: a binary search runs
     /// within one bucket only. About one bucket per four entries, at most 2^20 (4 MiB).
@@ -87,6 +89,7 @@ struct Postings {
         let bucket = Int(key >> bucketShift)
         guard bucket + 1 < directory.count else { return 0 }
         let range = Int(directory[bucket])..<Int(directory[bucket + 1])
+        if let verifier, !verifier.verify(elements: range) { return 0 }
         let low = entries[range].lowerBound { $0 < UInt64(key) << 32 }, high = entries[range].lowerBound { $0 < (UInt64(key) + 1) << 32 }
         guard high - low <= limit else { return high - low }
         for i in low..<high { body(UInt32(truncatingIfNeeded: entries[i])) }
@@ -95,30 +98,31 @@ struct Postings {
 
     /// Writes the sealed postings as sections named after `prefix`.
     func save(_ prefix: String, to writer: inout IndexFile.Writer) {
-        writer.add(prefix + ".entries", entries)
+        writer.addBlocks(prefix + ".entries", entries)
         directory.withUnsafeBufferPointer { writer.add(prefix + ".directory", $0) }
         layout.starts.withUnsafeBufferPointer { writer.add(prefix + ".starts", $0) }
         writer.set(prefix + ".bucketShift", Double(bucketShift))
     }
 
-    /// Sealed postings read from an index file: the entries stay in the mapping (paged in as queries
-    /// touch them); the directory and the layout are copied. Every value that will index memory is
-    /// checked first (a file's checksums guard against damage, these against a file that lies).
+    /// Sealed postings read from an index file: the entries stay in the mapping, paged in and verified
+    /// block by block as lookups touch them (a block whose checksum or positions are wrong is damage,
+    /// reported by the reader); the directory and the layout are copied and checked now. Every value
+    /// that will index memory is checked before use (the checksums guard against damage, these checks
+    /// against a file that lies).
     init(keyBits: Int, _ prefix: String, from reader: IndexFile.Reader) throws {
         self.keyBits = keyBits
         func fail(_ what: String) -> Error { IndexFileError(path: reader.path, reason: "damaged: postings \(prefix): \(what)") }
-        entries = try reader.array(prefix + ".entries", of: UInt64.self)
+        layout = ReferenceLayout(starts: Array(try reader.array(prefix + ".starts", of: UInt32.self)))
+        guard layout.isOrdered else { throw fail("layout out of order") }
+        let end = UInt64(layout.end)
+        (entries, verifier) = try reader.blocks(prefix + ".entries", of: UInt64.self) { $0.allSatisfy { $0 & 0xFFFF_FFFF < end } }
         owner = reader
         directory = Array(try reader.array(prefix + ".directory", of: UInt32.self))
-        layout = ReferenceLayout(starts: Array(try reader.array(prefix + ".starts", of: UInt32.self)))
         bucketShift = UInt32(try reader.integer(prefix + ".bucketShift", in: max(0, keyBits - 20)...(keyBits - 1)))
         guard directory.count == (1 << (keyBits - Int(bucketShift))) + 1 else { throw fail("a directory of \(directory.count) buckets") }
         guard directory.first == 0, Int(directory.last!) == entries.count, zip(directory, directory.dropFirst()).allSatisfy({ $0 <= $1 }) else {
             throw fail("directory out of order")
         }
-        guard layout.isOrdered else { throw fail("layout out of order") }
-        let end = UInt64(layout.end)
-        guard entries.allSatisfy({ $0 & 0xFFFF_FFFF < end }) else { throw fail("a position past the catalog's end") }
     }
 
     /// With the seconds one position stands for, as the hash and word indexes keep them.
