@@ -138,4 +138,5 @@ public enum SweepReport {
 
 extension SweepReport.Record: ShardedResults {
     public var itemCount: Int { points.count }
+    public static let partFields: Set<String> = ["points", "breakingPoints", "failures", "algorithms"]
 }

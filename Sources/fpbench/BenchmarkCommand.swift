@@ -50,6 +50,8 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Condition ids to keep (default: all of the spec's).") var conditions: [String] = []
     @Flag(help: "Also measure accuracy and search time against catalogs of 1/16, 1/8, 1/4, 1/2 and all of the tracks (longest query length, clean).")
     var scaling = false
+    @Flag(help: "Use only the dataset's own noises and impulse responses: without it, those it lacks come from the project's Datasets/default when fetched (named in the summary).")
+    var ownRecordingsOnly = false
     @Option(help: "Also time Chromaprint's fpcalc on this many catalog tracks, the same files, as the peer for indexing speed (0: off).")
     var peerTracks = 0
     @Option(parsing: .upToNextOption, help: "Index files (fpbench index build) to map instead of indexing, one per algorithm at most.") var index: [String] = []
@@ -78,10 +80,8 @@ struct BenchmarkCommand: ParsableCommand {
         }
         try validated { try spec.validate(path: "options") }
         let chosen = try options.external.resolve(algorithms)
-        var configuration = BenchmarkConfiguration(
-            dataset: dataset, algorithms: chosen, spec: spec, seed: options.seed, threads: options.threads,
-            cacheFolder: options.cacheFolder, progress: options.progress.mode, toolVersion: fpbenchVersion,
-            scalingLength: scaling ? spec.queryLengths.max() : nil)
+        var configuration = options.benchmarkConfiguration(dataset: dataset, algorithms: chosen, spec: spec,
+                                                           scalingLength: scaling ? spec.queryLengths.max() : nil, borrowRecordings: !ownRecordingsOnly)
         configuration.peerTracks = max(0, peerTracks)
         configuration.shard = try shard.map { text in try validated { try Shard(parsing: text) } }
         configuration.indexFiles = index

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioIO
 import Evaluation
+import Fingerprinting
 import Foundation
 
 // Small helpers every command shares.
@@ -68,6 +69,16 @@ struct RunOptions: ParsableArguments {
     func loadDataset(default name: String = "default") throws -> Dataset { try validated { try Dataset.load(dataset ?? name) } }
 
     var cacheFolder: URL? { noCache ? nil : URL(fileURLWithPath: cache) }
+
+    /// The benchmark's `dataset` with the project's own noises and impulse responses to fall back on
+    /// (Datasets/default, or Datasets/catalog, where fetched) for conditions the dataset lacks them for.
+    func benchmarkConfiguration(dataset: Dataset, algorithms: [AnyAlgorithm], spec: BenchmarkSpec, scalingLength: Double? = nil,
+                                borrowRecordings: Bool = true) -> BenchmarkConfiguration {
+        var configuration = BenchmarkConfiguration(dataset: dataset, algorithms: algorithms, spec: spec, seed: seed, threads: threads,
+                                                   cacheFolder: cacheFolder, progress: progress.mode, toolVersion: fpbenchVersion, scalingLength: scalingLength)
+        if borrowRecordings { configuration.recordingsFallback = ["default", "catalog"].lazy.compactMap { try? Dataset.load($0) }.first }
+        return configuration
+    }
 
     /// A run of `algorithms` (all when empty) on `suite`, `draws.count` queries per source and test.
     func configuration(algorithms: [String], suite: Suite, draws: DrawOptions, keepAudioFolder: URL? = nil) throws -> RunConfiguration {

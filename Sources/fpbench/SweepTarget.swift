@@ -20,9 +20,7 @@ extension SweepCommand {
             if let queries { spec.queriesPerLength = queries }
             if let negatives { spec.negativesPerLength = negatives }
             try validated { try spec.validate(path: "options") }
-            return BenchmarkConfiguration(dataset: try options.loadDataset(default: "catalog"), algorithms: try options.external.resolve(algorithms),
-                                          spec: spec, seed: options.seed, threads: options.threads, cacheFolder: options.cacheFolder,
-                                          progress: options.progress.mode, toolVersion: fpbenchVersion)
+            return options.benchmarkConfiguration(dataset: try options.loadDataset(default: "catalog"), algorithms: try options.external.resolve(algorithms), spec: spec)
         }
 
         /// Writes a benchmark sweep's report; breaking points interpolated.

@@ -80,7 +80,7 @@ final class CommandLineTests: XCTestCase {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }
         let common = ["benchmark", "--dataset", "catalog-ci", "--algorithms", "haitsma-kalker", "--lengths", "5", "--queries", "2",
-                      "--negatives", "2", "--no-cache", "--out", out.path]
+                      "--negatives", "2", "--no-cache", "--own-recordings-only", "--out", out.path]
         let run = try fpbench(common + ["--conditions", "clean", "--set", "haitsma-kalker.berThreshold=0.3", "--set", "haitsma-kalker.sampleRate=5000"])
         XCTAssertEqual(run.status, 0, run.errors)
         for name in ["answers.csv", "metrics.csv"] {

@@ -24,7 +24,7 @@ public struct Benchmark {
         let c = configuration
         var failures: [RunResults.Problem] = []
         guard let section = c.dataset.manifest.catalog, !section.tracks.isEmpty else {
-            throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog section: an index needs whole tracks (see Datasets/README.md)")
+            throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog section: an index needs whole tracks. " + Dataset.catalogHelp)
         }
         let (tracks, _) = readable(section.tracks, failures: &failures)
         let progress = ProgressReporter(c.progress)
@@ -48,7 +48,7 @@ public struct Benchmark {
         let catalog = try readCatalog(&failures)
         let queries = BenchmarkPlan.draw(spec: c.spec, tracks: catalog.tracks, durations: catalog.durations,
                                          negatives: catalog.negatives, negativeDurations: catalog.negativeDurations, seed: c.seed)
-        let (conditions, recordings) = usableConditions(&skipped, &failures)
+        let (conditions, recordings, borrowed) = usableConditions(&skipped, &failures)
         guard !conditions.isEmpty else {
             throw DatasetError(path: c.dataset.manifestPath, reason: "no condition can be run: "
                                + skipped.map { "\($0.item) \($0.reason)" }.joined(separator: "; "))
@@ -69,7 +69,8 @@ public struct Benchmark {
         spec.conditions = conditions
         let results = assemble(spec: spec, catalog: catalog, algorithms: algorithms.indices.map { Self.info(algorithms[$0], index.catalogs[$0]) }
                                    + systems.map(Self.info),
-                               queries: queries, answers: outcomes.flatMap(\.answers) + asked.answers, skipped: skipped, failures: failures)
+                               queries: queries, answers: outcomes.flatMap(\.answers) + asked.answers, skipped: skipped, failures: failures,
+                               borrowed: borrowed)
         let scaling = try scalingLength.map { try scalingCurve(length: $0, queries: answered, outcomes: outcomes, tracks: catalog.tracks,
                                                           durations: catalog.durations, algorithms: algorithms, prints: index.indexed.prints,
                                                           results: results, progress: progress) } ?? []
@@ -88,7 +89,7 @@ public struct Benchmark {
     func readCatalog(_ failures: inout [RunResults.Problem]) throws -> CatalogFiles {
         let c = configuration
         guard let section = c.dataset.manifest.catalog, !section.tracks.isEmpty else {
-            throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog section: the benchmark needs whole tracks (see Datasets/README.md)")
+            throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog section: the benchmark needs whole tracks. " + Dataset.catalogHelp)
         }
         let (tracks, durations) = readable(section.tracks, failures: &failures)
         let (negatives, negativeDurations) = readable(section.negatives, failures: &failures)
@@ -174,12 +175,14 @@ public struct Benchmark {
 
     /// The results: every answer, its failures named, the shard's key.
     func assemble(spec: BenchmarkSpec, catalog: CatalogFiles, algorithms: [BenchmarkResults.AlgorithmInfo], queries: [BenchmarkQuery],
-                  answers: [BenchmarkAnswer], skipped: [RunResults.Problem], failures: [RunResults.Problem]) -> BenchmarkResults {
+                  answers: [BenchmarkAnswer], skipped: [RunResults.Problem], failures: [RunResults.Problem],
+                  borrowed: [BenchmarkResults.BorrowedRecording]) -> BenchmarkResults {
         let c = configuration
         var results = BenchmarkResults(
             tool: .fpbench(c.toolVersion), seed: c.seed, spec: spec,
             catalog: .init(dataset: c.dataset.manifest.name, manifestSHA256: c.dataset.manifestSHA256,
-                           tracks: catalog.tracks, trackSeconds: catalog.durations, negatives: catalog.negatives),
+                           tracks: catalog.tracks, trackSeconds: catalog.durations, negatives: catalog.negatives,
+                           borrowed: borrowed.isEmpty ? nil : borrowed),
             algorithms: algorithms, queries: queries, answers: answers, skipped: skipped, failures: failures)
         for answer in results.answers {
             guard let reason = answer.failure else { continue }

@@ -33,6 +33,10 @@ public struct BenchmarkConfiguration: Sendable {
     public var keepAudio = KeepAudio.none
     public var keepAudioFolder: URL?
     public var keepAudioLimitBytes = 200_000_000
+    /// Where the noises and impulse responses the dataset lacks come from (the project's own set,
+    /// `Datasets/default`; nil: conditions that need them are skipped). What is taken is named in the
+    /// results (`catalog.borrowed`) and the summary.
+    public var recordingsFallback: Dataset?
 
     public init(dataset: Dataset, algorithms: [AnyAlgorithm], spec: BenchmarkSpec, seed: UInt64, threads: Int,
                 cacheFolder: URL?, progress: ProgressMode, toolVersion: String, scalingLength: Double? = nil) {

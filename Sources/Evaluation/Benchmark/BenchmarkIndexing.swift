@@ -22,25 +22,39 @@ extension Benchmark {
 
     // MARK: Phase 2
 
-    /// The conditions whose recordings the dataset has (others are skipped, by name), and those recordings.
-    func usableConditions(_ skipped: inout [RunResults.Problem], _ failures: inout [RunResults.Problem]) -> ([BenchmarkCondition], [String: Audio]) {
-        let dataset = configuration.dataset
-        let named = dataset.manifest.noises + dataset.manifest.impulseResponses
-        var recordings: [String: Audio] = [:]
+    /// The conditions whose recordings (noises, impulse responses) the dataset has, or else the
+    /// project's own (`recordingsFallback`, checked against its manifest's checksums); others are
+    /// skipped, by name. Returns them, the recordings, and those taken from the project's set.
+    func usableConditions(_ skipped: inout [RunResults.Problem], _ failures: inout [RunResults.Problem])
+        -> (conditions: [BenchmarkCondition], recordings: [String: Audio], borrowed: [BenchmarkResults.BorrowedRecording]) {
+        let dataset = configuration.dataset, fallback = configuration.recordingsFallback
+        func entry(_ id: String, in set: Dataset) -> NamedRecording? { (set.manifest.noises + set.manifest.impulseResponses).first { $0.id == id } }
+        var recordings: [String: Audio] = [:], borrowed: [BenchmarkResults.BorrowedRecording] = []
         var conditions: [BenchmarkCondition] = []
         for condition in configuration.spec.conditions {
             var missing: [String] = []
             for id in condition.recordings where recordings[id] == nil {
-                guard let entry = named.first(where: { $0.id == id }) else { missing.append("\(id) (not in the dataset)"); continue }
-                do { recordings[id] = try AudioReader.read(dataset.path(entry.file), sampleRate: Self.workingRate) } catch {
-                    missing.append("\(id) (\(error))")
-                }
+                do {
+                    if let own = entry(id, in: dataset) {
+                        recordings[id] = try AudioReader.read(dataset.path(own.file), sampleRate: Self.workingRate)
+                    } else if let fallback, let theirs = entry(id, in: fallback) {
+                        let path = fallback.path(theirs.file), checksum = try sha256Hex(file: path)
+                        guard checksum == fallback.recordedSHA256(theirs.file) else {
+                            missing.append("\(id) (the project's \(path) does not match its manifest's checksum)")
+                            continue
+                        }
+                        recordings[id] = try AudioReader.read(path, sampleRate: Self.workingRate)
+                        borrowed.append(.init(id: id, dataset: fallback.manifest.name, file: theirs.file, sha256: checksum))
+                    } else {
+                        missing.append("\(id) (not in the dataset" + (fallback.map { ", nor in the project's \($0.manifest.name)" } ?? "") + ")")
+                    }
+                } catch { missing.append("\(id) (\(error))") }
             }
             if missing.isEmpty { conditions.append(condition) } else {
                 skipped.append(.init(item: "condition \(condition.id)", reason: "needs \(missing.joined(separator: ", "))"))
             }
         }
-        return (conditions, recordings)
+        return (conditions, recordings, borrowed)
     }
 
     // MARK: Phase 3

@@ -39,7 +39,17 @@ public struct BenchmarkResults: Sendable, Codable, Equatable {
         public var tracks: [String]
         public var trackSeconds: [Double]
         public var negatives: [String]
+        /// Noises and impulse responses the dataset lacks, taken from the project's own set (absent: none).
+        public var borrowed: [BorrowedRecording]?
         public var hours: Double { trackSeconds.reduce(0, +) / 3600 }
+    }
+
+    /// A recording a condition needs, from the project's dataset (`BenchmarkConfiguration.recordingsFallback`).
+    public struct BorrowedRecording: Sendable, Codable, Equatable {
+        public var id: String
+        public var dataset: String
+        public var file: String
+        public var sha256: String
     }
 
     public struct AlgorithmInfo: Sendable, Codable, Equatable {

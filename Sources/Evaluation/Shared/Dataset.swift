@@ -162,6 +162,10 @@ public struct Dataset: Sendable {
                        manifestSHA256: sha256Hex(data))
     }
 
+    /// How to make a catalog, for messages.
+    public static let catalogHelp = "A folder of tracks is a catalog when it has a negatives/ subfolder (recordings that are not in it); "
+        + "or write a manifest with `fpbench dataset init --catalog TRACKS --negatives OTHERS` (Datasets/README.md)"
+
     public func path(_ file: String) -> String { audioFolder.appendingPathComponent(file).path }
 
     /// Where a noise or impulse response a test names is: the dataset's recording of that id, or an audio

@@ -6,7 +6,10 @@ import Foundation
 /// says which file is another recording of which; files under `noises/` and `impulses/` become noise
 /// recordings and impulse responses, named by their file names.
 public enum DatasetFolder {
-    static let audioExtensions: Set<String> = ["wav", "flac", "ogg", "opus", "mp3"]
+    /// What a folder's audio files are named (every format the decoders read: `AudioIO.Decoder`).
+    static let audioExtensions: Set<String> = ["wav", "flac", "ogg", "oga", "opus", "mp3", "m4a", "aac", "aif", "aiff", "wma", "webm", "mka"]
+    /// Subfolders of a folder dataset that hold something other than its sources or tracks.
+    static let roleFolders = ["negatives", "noises", "impulses"]
 
     /// A pairs file: CSV lines `source,alternate` of paths relative to the folder (an optional header
     /// line, no commas in names, Windows line endings accepted); a source may have several alternates, in
@@ -57,9 +60,7 @@ public enum DatasetFolder {
             throw DatasetError(path: folder.path, reason: "no audio files (\(audioExtensions.sorted().joined(separator: ", "))) directly in the folder")
         }
         func stem(_ file: String) -> String { ((file as NSString).lastPathComponent as NSString).deletingPathExtension }
-        func id(_ file: String) -> String {
-            String(stem(file).map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "-" })
-        }
+        let id = recordingID
         func excerpt(_ file: String) throws -> Excerpt {
             let duration = try AudioReader.duration(folder.appendingPathComponent(file).path)
             return Excerpt(file: file, start: 0, duration: min(window, (duration * 1000).rounded(.down) / 1000))
@@ -77,20 +78,62 @@ public enum DatasetFolder {
         }
         let all = top + audio(in: "noises") + audio(in: "impulses") + Array(Set(paired.map(\.alternate)).subtracting(top)).sorted()
         let files = try all.map { DatasetFile(path: $0, sha256: try sha256Hex(file: folder.appendingPathComponent($0).path)) }
-        let base = manifestFolder ?? folder
-        let root = folder.standardizedFileURL.path.hasPrefix(base.standardizedFileURL.path + "/") || folder.standardizedFileURL == base.standardizedFileURL
-            ? String(folder.standardizedFileURL.path.dropFirst(base.standardizedFileURL.path.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-            : folder.standardizedFileURL.path
         return DatasetManifest(name: folder.lastPathComponent, description: "made by fpbench dataset init from \(folder.lastPathComponent)",
                                files: files, sources: sources,
                                noises: audio(in: "noises").map { NamedRecording(id: id($0), kind: nil, file: $0) },
                                impulseResponses: audio(in: "impulses").map { NamedRecording(id: id($0), kind: "room", file: $0) },
-                               audioRoot: root.isEmpty ? "." : root)
+                               audioRoot: audioRoot(folder, from: manifestFolder ?? folder))
     }
 
-    /// A folder as a dataset in memory (nothing written).
+    /// The manifest of a catalog for the identification benchmark: every audio file under `tracks` is a
+    /// catalog track, every one under `negatives` a recording not in the catalog (both searched
+    /// recursively, sorted), with their SHA-256; audio under `tracks/noises` and `tracks/impulses` become
+    /// noise recordings and impulse responses, as in a suite's folder. Paths are relative to the folders'
+    /// common parent (`audioRoot`, relative to `manifestFolder`). Written by `dataset init --catalog`.
+    public static func catalogManifest(tracks: URL, negatives: URL, manifestFolder: URL? = nil) throws -> DatasetManifest {
+        let tracks = tracks.standardizedFileURL, negatives = negatives.standardizedFileURL
+        var root = tracks
+        while !(negatives.path + "/").hasPrefix(root.path == "/" ? "/" : root.path + "/") { root.deleteLastPathComponent() }
+        func relative(_ url: URL) -> String { String(url.path.dropFirst(root.path == "/" ? 1 : root.path.count + 1)) }
+        func audio(under folder: URL, skipping: [URL] = []) throws -> [String] {
+            let skipped = skipping.map { $0.path + "/" }
+            return try AudioFiles.expand([folder.path]).map { URL(fileURLWithPath: $0).standardizedFileURL }
+                .filter { file in !skipped.contains { file.path.hasPrefix($0) } }.map(relative)
+        }
+        func optional(_ folder: URL) -> [String] { FileManager.default.fileExists(atPath: folder.path) ? ((try? audio(under: folder)) ?? []) : [] }
+        let special = roleFolders.map { tracks.appendingPathComponent($0) } + [negatives]
+        let catalog = CatalogSection(tracks: try audio(under: tracks, skipping: special), negatives: try audio(under: negatives))
+        let noises = optional(tracks.appendingPathComponent("noises")), impulses = optional(tracks.appendingPathComponent("impulses"))
+        let all = catalog.tracks + catalog.negatives + noises + impulses
+        let files = try all.map { DatasetFile(path: $0, sha256: try sha256Hex(file: root.appendingPathComponent($0).path)) }
+        var manifest = DatasetManifest(name: tracks.lastPathComponent, description: "made by fpbench dataset init --catalog from \(tracks.lastPathComponent)",
+                                       files: files, sources: [],
+                                       noises: noises.map { NamedRecording(id: recordingID($0), kind: nil, file: $0) },
+                                       impulseResponses: impulses.map { NamedRecording(id: recordingID($0), kind: "room", file: $0) },
+                                       audioRoot: audioRoot(root, from: manifestFolder ?? root))
+        manifest.catalog = catalog
+        return manifest
+    }
+
+    /// A recording's id: its file name without extension, other characters than letters, digits, "-",
+    /// "_" and "." replaced by "-".
+    static func recordingID(_ file: String) -> String {
+        String(((file as NSString).lastPathComponent as NSString).deletingPathExtension.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "-" })
+    }
+
+    /// `folder` relative to `base` when inside it ("." for itself), else absolute.
+    static func audioRoot(_ folder: URL, from base: URL) -> String {
+        let folder = folder.standardizedFileURL.path, base = base.standardizedFileURL.path
+        if folder == base { return "." }
+        return folder.hasPrefix(base + "/") ? String(folder.dropFirst(base.count + 1)) : folder
+    }
+
+    /// A folder as a dataset in memory (nothing written): a folder with a `negatives` subfolder is a
+    /// catalog (`catalogManifest`), any other a suite's sources (`manifest`).
     static func dataset(_ folder: URL) throws -> Dataset {
-        let manifest = try manifest(folder)
+        let negatives = folder.appendingPathComponent("negatives")
+        let manifest = FileManager.default.fileExists(atPath: negatives.path)
+            ? try catalogManifest(tracks: folder, negatives: negatives) : try manifest(folder)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(manifest)

@@ -56,6 +56,28 @@ public struct Shard: Sendable, Codable, Equatable {
         return shard
     }
 
+    /// Where two parts' JSON differ, for a message: each top-level field outside `ignoring` (and "shard"),
+    /// with the two values where they are short ("seed (2013, not 7)"), else the first differing field
+    /// within it ("tool.version").
+    static func differences(_ a: Data, _ b: Data, ignoring: Set<String>) -> [String] {
+        guard let x = try? JSONSerialization.jsonObject(with: a) as? [String: Any], let y = try? JSONSerialization.jsonObject(with: b) as? [String: Any]
+        else { return [] }
+        func text(_ value: Any?) -> String {
+            guard let value, let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys]) else { return "none" }
+            return String(decoding: data, as: UTF8.self)
+        }
+        func describe(_ key: String, _ u: Any?, _ v: Any?) -> String? {
+            let (p, q) = (text(u), text(v))
+            guard p != q else { return nil }
+            if let u = u as? [String: Any], let v = v as? [String: Any],
+               let inner = Set(u.keys).union(v.keys).sorted().lazy.compactMap({ describe(key + "." + $0, u[$0], v[$0]) }).first {
+                return inner
+            }
+            return p.count + q.count <= 80 ? "\(key) (\(q), not \(p))" : key
+        }
+        return Set(x.keys).union(y.keys).subtracting(ignoring).subtracting(["shard"]).sorted().compactMap { describe($0, x[$0], y[$0]) }
+    }
+
     /// Problems of several parts, each once (those every part meets, as an unreadable reference, are
     /// listed by each), in part order.
     static func once(_ lists: [[RunResults.Problem]]) -> [RunResults.Problem] {
@@ -67,6 +89,7 @@ public struct Shard: Sendable, Codable, Equatable {
 
 extension BenchmarkResults: ShardedResults {
     public var itemCount: Int { answers.count }
+    public static let partFields: Set<String> = ["answers", "skipped", "failures"]
 
     /// The SHA-256 of everything but the answers, problems and shard: equal for every part of one benchmark.
     var configurationKey: String {
@@ -100,6 +123,7 @@ extension BenchmarkResults: ShardedResults {
 
 extension RunResults: ShardedResults {
     public var itemCount: Int { tests.count }
+    public static let partFields: Set<String> = ["tests", "matrices", "catalogs", "pairs", "skipped", "failures"]
 
     /// The parts of one sharded suite run (test i in part i mod N) gathered into the results the
     /// unsharded run writes: tests, matrices, catalogs and pair measures in the suite's order.
@@ -138,18 +162,30 @@ public protocol ShardedResults: ResultsFile {
     var shard: Shard? { get set }
     /// The items a part answers for: a benchmark's answers, a suite's tests, a sweep's points.
     var itemCount: Int { get }
+    /// The top-level fields in which the parts of one run differ by design (their items and problems).
+    static var partFields: Set<String> { get }
     /// The parts, each with its file's path for messages, gathered into the whole.
     static func merge(_ parts: [(path: String, results: Self)]) throws -> Self
 }
 
 extension ShardedResults {
-    /// Reads the parts' files, checks each one's seal, and merges them.
+    /// Reads the parts' files, checks each one's seal, and merges them. A part of another run is refused
+    /// naming the fields in which it differs from the first part.
     public static func merge(files: [(path: String, data: Data)]) throws -> Self {
-        try merge(try files.map { file in
+        let parts = try files.map { file in
             let part = try decode(file.data, path: file.path)
             if let broken = part.brokenSeal { throw DatasetError(path: file.path, reason: broken) }
             return (path: file.path, results: part)
-        })
+        }
+        if let first = parts.first?.results.shard {
+            for (file, part) in zip(files, parts).dropFirst() {
+                guard let shard = part.results.shard, shard.configuration != first.configuration else { continue }
+                let fields = Shard.differences(files[0].data, file.data, ignoring: partFields)
+                throw DatasetError(path: file.path, reason: "comes from another run than \(files[0].path): "
+                                   + (fields.isEmpty ? "their configurations differ" : "they differ in " + fields.joined(separator: ", ")))
+            }
+        }
+        return try merge(parts)
     }
 
     /// A part with its seal: its item count and the checksum of its encoding with the seal empty

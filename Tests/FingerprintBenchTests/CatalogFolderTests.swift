@@ -1,0 +1,98 @@
+import AudioIO
+@testable import Evaluation
+import Fingerprinting
+import Foundation
+import Testing
+
+/// A user's own music as a benchmark's catalog: a folder of tracks with negatives (no manifest), or a
+/// manifest written by `dataset init --catalog`; the noises and impulse responses it lacks come from the
+/// project's set, named in the results, or the conditions are skipped with the reason.
+@Suite(.serialized) struct CatalogFolderTests {
+    /// catalog-ci's tracks nested a folder deep, its negatives in negatives/.
+    private func musicFolder() throws -> URL {
+        let source = try catalogCIDataset(), folder = temporaryFolder()
+        let album = folder.appendingPathComponent("album"), negatives = folder.appendingPathComponent("negatives")
+        for sub in [album, negatives] { try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true) }
+        let section = source.manifest.catalog!
+        for (i, track) in section.tracks.enumerated() {
+            let target = (i % 2 == 0 ? album : folder).appendingPathComponent((track as NSString).lastPathComponent)
+            try FileManager.default.copyItem(atPath: source.path(track), toPath: target.path)
+        }
+        for negative in section.negatives {
+            try FileManager.default.copyItem(atPath: source.path(negative), toPath: negatives.appendingPathComponent((negative as NSString).lastPathComponent).path)
+        }
+        return folder
+    }
+
+    /// The project's set, as a stand-in: a folder dataset whose noises/ holds a babble recording.
+    private func projectSet() throws -> (Dataset, URL) {
+        let folder = temporaryFolder()
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("noises"), withIntermediateDirectories: true)
+        try AudioWriter.write(sine(frequency: 440, duration: 2, sampleRate: 16_000), to: folder.appendingPathComponent("tone.wav").path)
+        var noise = SeededGenerator(seed: 5)
+        let babble = Audio(samples: (0..<48_000).map { _ in Float.random(in: -0.3...0.3, using: &noise) }, sampleRate: 16_000)
+        try AudioWriter.write(babble, to: folder.appendingPathComponent("noises/babble.wav").path)
+        let manifest = try DatasetFolder.manifest(folder)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(manifest).write(to: folder.appendingPathComponent("manifest.json"))
+        return (try Dataset.load(folder.appendingPathComponent("manifest.json").path), folder)
+    }
+
+    private func benchmark(_ dataset: Dataset, fallback: Dataset?) throws -> BenchmarkResults {
+        var spec = BenchmarkSpec()
+        spec.queryLengths = [5]
+        spec.queriesPerLength = 4
+        spec.negativesPerLength = 4
+        spec.conditions = spec.conditions.filter { ["clean", "babble-5dB"].contains($0.id) }
+        var configuration = BenchmarkConfiguration(dataset: dataset, algorithms: [try AlgorithmRegistry.algorithm("constellation")], spec: spec, seed: 3,
+                                                   threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
+        configuration.recordingsFallback = fallback
+        return try Benchmark(configuration).run().0
+    }
+
+    @Test func aFolderWithNegativesIsACatalogAndBorrowsWhatItLacks() throws {
+        let folder = try musicFolder()
+        let dataset = try Dataset.load(folder.path)
+        let catalog = try #require(dataset.manifest.catalog)
+        #expect(catalog.tracks.count == 7 && catalog.tracks.filter { $0.hasPrefix("album/") }.count == 4)
+        #expect(catalog.negatives.count == 4 && catalog.negatives.allSatisfy { $0.hasPrefix("negatives/") })
+        #expect(dataset.manifest.files.count == 11 && dataset.manifest.sources.isEmpty)
+        for file in dataset.manifest.files { #expect(file.sha256 == (try sha256Hex(file: dataset.path(file.path)))) }
+
+        let (project, projectFolder) = try projectSet()
+        let borrowing = try benchmark(dataset, fallback: project)
+        #expect(borrowing.spec.conditions.map(\.id) == ["clean", "babble-5dB"] && borrowing.skipped.isEmpty)
+        #expect(borrowing.catalog.borrowed == [.init(id: "babble", dataset: project.manifest.name, file: "noises/babble.wav",
+                                                     sha256: try sha256Hex(file: projectFolder.appendingPathComponent("noises/babble.wav").path))])
+        #expect(borrowing.answers.contains { $0.condition == "babble-5dB" && !$0.top.isEmpty })
+
+        let alone = try benchmark(dataset, fallback: nil)
+        #expect(alone.spec.conditions.map(\.id) == ["clean"] && alone.catalog.borrowed == nil)
+        #expect(alone.skipped.map(\.reason) == ["needs babble (not in the dataset)"])
+        // The clean answers do not depend on where babble came from.
+        #expect(alone.answers == borrowing.answers.filter { $0.condition == "clean" })
+
+        // A project recording that no longer matches its manifest is not used.
+        try Data(repeating: 0, count: 64).write(to: projectFolder.appendingPathComponent("noises/babble.wav"))
+        let changed = try benchmark(dataset, fallback: project)
+        #expect(changed.catalog.borrowed == nil && changed.skipped.first?.reason.contains("does not match its manifest's checksum") == true)
+    }
+
+    /// `dataset init --catalog TRACKS --negatives OTHERS` with the two in different places: paths relative
+    /// to their common parent, and the same benchmark as the folder itself.
+    @Test func aCatalogManifestFromTwoFoldersEqualsTheFolder() throws {
+        let folder = try musicFolder()
+        let elsewhere = temporaryFolder().appendingPathComponent("others")
+        try FileManager.default.moveItem(at: folder.appendingPathComponent("negatives"), to: elsewhere)
+        let target = temporaryFolder().appendingPathComponent("manifest.json")
+        let manifest = try DatasetFolder.catalogManifest(tracks: folder, negatives: elsewhere, manifestFolder: target.deletingLastPathComponent())
+        let root = try #require(manifest.audioRoot)
+        #expect(root == FileManager.default.temporaryDirectory.standardizedFileURL.path)
+        #expect(manifest.catalog!.negatives.allSatisfy { $0.hasPrefix(elsewhere.deletingLastPathComponent().lastPathComponent + "/others/") })
+        try JSONEncoder().encode(manifest).write(to: target)
+        let written = try Dataset.load(target.path)
+        #expect(written.manifest.catalog == manifest.catalog)
+        #expect { try DatasetFolder.catalogManifest(tracks: folder, negatives: temporaryFolder()) } throws: { "\($0)".contains("no audio files") }
+    }
+}
