@@ -115,6 +115,9 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
         #expect { try BenchmarkResults.merge([parts[0], parts[1], ("other", foreign)].map { (path: $0.0, results: $0.1) }) } throws: {
             "\($0)".contains("other: comes from another configuration")
         }
+        // Read from files, the part of another run is named with the fields that differ.
+        let files = try [("part-0", parts[0].1), ("part-1", parts[1].1), ("other", foreign)].map { (path: $0.0, data: try $0.1.sealed().encoded()) }
+        #expect { try BenchmarkResults.merge(files: files) } throws: { "\($0)".contains("other: comes from another run than part-0: they differ in queries, seed (7, not 2013)") }
         #expect { try BenchmarkResults.merge([(path: "whole", results: whole)]) } throws: { "\($0)".contains("not a shard's part") }
         #expect(throws: (any Error).self) { try Shard(parsing: "3/3") }
         #expect(try Shard(parsing: "2/3") == Shard(index: 2, count: 3))
