@@ -30,6 +30,6 @@ struct FPBench: ParsableCommand {
         Every command takes --help, with examples.
         """,
         version: fpbenchVersion,
-        subcommands: [Run.self, BenchmarkCommand.self, Merge.self, IndexCommand.self, Report.self, DatasetCommand.self, SweepCommand.self, CompareAlgorithms.self, Datasets.self, Info.self, Algorithms.self, FingerprintFile.self, Compare.self, Identify.self, Bench.self]
+        subcommands: [Run.self, BenchmarkCommand.self, Merge.self, IndexCommand.self, Report.self, DatasetCommand.self, SweepCommand.self, CompareAlgorithms.self, Datasets.self, Info.self, Algorithms.self, FingerprintFile.self, Compare.self, Identify.self, Bench.self, Scale.self]
     )
 }
