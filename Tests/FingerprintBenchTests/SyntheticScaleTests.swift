@@ -1,0 +1,43 @@
+import AudioIO
+@testable import Evaluation
+import Fingerprinting
+import Foundation
+import Testing
+
+/// The synthetic scale test's parts: a synthetic track keeps its model's timing and draws its keys from
+/// the pool; a catalog grown with them keeps answering its real tracks, and grows as the hours do.
+@Suite(.serialized) struct SyntheticScaleTests {
+    @Test func aSyntheticTrackKeepsItsModelsTimingAndDrawsItsKeysFromThePool() throws {
+        let dataset = try catalogCIDataset(), algorithm = try AlgorithmRegistry.algorithm("constellation")
+        let model = try algorithm.fingerprint(file: dataset.path(dataset.manifest.catalog!.tracks[0]))
+        let pool = try algorithm.fingerprint(file: dataset.path(dataset.manifest.catalog!.tracks[1])).keys!
+        let synthetic = try #require(model.redrawingKeys(from: pool, seed: 1))
+        let (m, s) = (model.base as! HashFingerprint, synthetic.base as! HashFingerprint)
+        #expect(s.times == m.times && s.duration == m.duration && s.step == m.step)
+        #expect(Set(s.hashes).isSubset(of: Set(pool)) && s.hashes != m.hashes)
+        #expect((model.redrawingKeys(from: pool, seed: 1)!.base as! HashFingerprint).hashes == s.hashes)
+        #expect((model.redrawingKeys(from: pool, seed: 2)!.base as! HashFingerprint).hashes != s.hashes)
+        let waveprint = try AlgorithmRegistry.algorithm("waveprint").fingerprint(sine(frequency: 440, duration: 3, sampleRate: 5512))
+        #expect(waveprint.keys == nil && waveprint.redrawingKeys(from: pool, seed: 1) == nil)
+    }
+
+    @Test func aCatalogGrownWithSyntheticTracksStillFindsItsRealTracks() throws {
+        let dataset = try catalogCIDataset()
+        var spec = BenchmarkSpec()
+        spec.queriesPerLength = 8
+        spec.negativesPerLength = 8
+        let configuration = BenchmarkConfiguration(dataset: dataset, algorithms: [try AlgorithmRegistry.algorithm("constellation")], spec: spec,
+                                                   seed: 5, threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
+        let realHours = try Benchmark(configuration).buildCatalogs().catalogs[0].duration / 3600
+        let points = try SyntheticScale(benchmark: configuration, hours: [realHours, 5 * realHours], length: 5).run()
+        #expect(points.count == 2 && points[0].syntheticTracks == 0 && points[1].syntheticTracks >= 28)
+        #expect(points[1].hours >= 5 * realHours && points[1].hours < 5 * realHours + 0.1)
+        #expect(Double(points[1].indexBytes) > 3.5 * Double(points[0].indexBytes), "\(points.map(\.indexBytes))")
+        // Clean queries find their real track among five times as many synthetic ones.
+        #expect(points.allSatisfy { $0.positives == 8 && $0.correct >= 7 && $0.heldOutNegatives == 4 }, "\(points.map(\.correct))")
+
+        var keyless = configuration
+        keyless.algorithms = [try AlgorithmRegistry.algorithm("waveprint")]
+        #expect { try SyntheticScale(benchmark: keyless, hours: [1], length: 5).run() } throws: { "\($0)".contains("no keys to redraw") }
+    }
+}
