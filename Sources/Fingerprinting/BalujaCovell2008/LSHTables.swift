@@ -78,9 +78,9 @@ struct AlignedVoteMatcher {
 /// The catalog index: every (table, key) of every reference image in one inverted file. A query image
 /// hits a reference image sharing keys in enough tables; hits vote for (reference, offset), and the
 /// references with the most aligned hits are the candidates.
-public struct LSHIndex: FingerprintIndex {
+public struct LSHIndex: FingerprintIndex, PostingsHolder {
     let parameters: Waveprint.Parameters
-    private var postings = Postings(keyBits: 32)
+    var postings = Postings(keyBits: 32)
     /// The global hop of every catalog image (references laid end to end in hops), by global position.
     private var imageHops: [UInt32] = []
     private var hops = ReferenceLayout()

@@ -77,7 +77,7 @@ public final class Catalog {
     private var printBytes = 0
     private var file: IndexFile.Reader?
     private let printLock = NSLock()
-    private let index: any AnyIndexBox
+    let index: any AnyIndexBox
     private var sealed = false
     /// How many of the index's candidates are verified with `compare` (more: slower, fewer misses
     /// where the index ranks the right reference low).
@@ -87,6 +87,10 @@ public final class Catalog {
     public var verifyMargin = 1.0
     /// The "no match" threshold calibrated on negatives, saved with the index (nil: the documented one).
     public var calibration: Calibration?
+    /// For one slice of a catalog split across parts (`CatalogSlices`): the references it answers for,
+    /// and how many others it posts (ghosts); nil: every reference.
+    var owned: Range<Int>?
+    var ghosts = 0
 
     public init(algorithm: AnyAlgorithm) {
         self.algorithm = algorithm
@@ -96,13 +100,22 @@ public final class Catalog {
     /// Adds a reference; `checksum`, its audio file's SHA-256 where known, goes into an index file so
     /// the file can be checked against the catalog it claims to index.
     public func add(_ fingerprint: AnyFingerprint, name: String, checksum: String = "") {
+        add(fingerprint, name: name, checksum: checksum, role: .owned)
+    }
+
+    /// A reference's part in a catalog slice (`CatalogSlices`): its own (posted, kept for verification),
+    /// a ghost (posted, so votes near the slice's edges are the whole catalog's) or only laid out.
+    enum SliceRole { case owned, ghost, laidOut }
+
+    func add(_ fingerprint: AnyFingerprint, name: String, checksum: String, role: SliceRole) {
         precondition(!sealed, "Catalog.add after the first search")
+        index.withPostings { $0.posting = role != .laidOut }
         index.add(fingerprint.base, reference: prints.count)
         names.append(name)
         checksums.append(checksum)
-        prints.append(fingerprint)
+        prints.append(role == .owned ? fingerprint : nil)
         durations.append(fingerprint.duration)
-        printBytes += fingerprint.byteCount
+        if role == .owned { printBytes += fingerprint.byteCount }
     }
 
     /// Reads a catalog written by `save`: the index's postings stay in the mapped file, fingerprints
@@ -187,17 +200,35 @@ public final class Catalog {
     /// for checking the index. Throws where the index file this catalog was read from turns out damaged
     /// in what the search read (`IndexFileError`, naming the section).
     public func search(_ query: AnyFingerprint, limit: Int = 10, applyingThreshold: Bool = true, useIndex: Bool = true) throws -> [Match] {
+        ranked(try verifiedCandidates(query, limit: limit, useIndex: useIndex), limit: limit, applyingThreshold: applyingThreshold)
+    }
+
+    /// A candidate with the index's evidence and its verification.
+    public struct VerifiedCandidate: Sendable, Equatable {
+        public var reference: Int
+        public var hits: Int
+        public var comparison: Comparison
+    }
+
+    /// The index's best `max(limit, verified)` candidates (every reference for brute force), in the
+    /// index's order (most hits first, then lower reference), each verified; a slice's own only.
+    public func verifiedCandidates(_ query: AnyFingerprint, limit: Int = 10, useIndex: Bool = true) throws -> [VerifiedCandidate] {
         seal()
-        let candidates = useIndex ? index.candidates(for: query.base, limit: max(limit, verified)).filter { names.indices.contains($0.reference) }
-            : prints.indices.map { Candidate(reference: $0, offset: nil, hits: 0) }
-        let verified: [(reference: Int, comparison: Comparison)] = candidates
-            .map { (reference: $0.reference, comparison: verify(query, $0)) }
-            .filter { !applyingThreshold || algorithm.isMatch($0.comparison) }
-        let ranked = verified.sorted { a, b in
-            a.comparison.score != b.comparison.score ? a.comparison.score > b.comparison.score : a.reference < b.reference
-        }
+        let wanted = max(limit, verified)
+        let candidates = useIndex
+            ? Array(index.candidates(for: query.base, limit: wanted + ghosts).filter { (owned ?? names.indices).contains($0.reference) }.prefix(index.isIndexed ? wanted : .max))
+            : (owned ?? prints.indices).map { Candidate(reference: $0, offset: nil, hits: 0) }
+        let checked = candidates.map { VerifiedCandidate(reference: $0.reference, hits: $0.hits, comparison: verify(query, $0)) }
         try file?.throwIfDamaged()
-        return ranked.prefix(limit).map { Match(reference: names[$0.reference], comparison: $0.comparison) }
+        return checked
+    }
+
+    /// Matches from verified candidates: those above the threshold (unless `applyingThreshold` is
+    /// false), best score first (then lower reference), at most `limit`.
+    func ranked(_ candidates: [VerifiedCandidate], limit: Int, applyingThreshold: Bool) -> [Match] {
+        candidates.filter { !applyingThreshold || algorithm.isMatch($0.comparison) }
+            .sorted { a, b in a.comparison.score != b.comparison.score ? a.comparison.score > b.comparison.score : a.reference < b.reference }
+            .prefix(limit).map { Match(reference: names[$0.reference], comparison: $0.comparison) }
     }
 
     /// The algorithm's comparison with the stretch of the reference around the candidate's offset
@@ -220,6 +251,12 @@ public final class Catalog {
     public var indexByteCount: Int { index.byteCount }
 }
 
+/// An index over one `Postings` (every index but brute force): what a catalog split into slices sets
+/// on it (`CatalogSlices`).
+protocol PostingsHolder {
+    var postings: Postings { get set }
+}
+
 /// A type-erased index, made by `AnyAlgorithm.makeIndex()`.
 protocol AnyIndexBox: AnyObject {
     func add(_ print: any Fingerprint, reference: Int)
@@ -229,6 +266,9 @@ protocol AnyIndexBox: AnyObject {
     var isIndexed: Bool { get }
     func save(to writer: inout IndexFile.Writer)
     func load(from reader: IndexFile.Reader) throws
+    /// Its postings, changed in place, for a catalog slice (nothing for brute force).
+    func withPostings(_ body: (inout Postings) -> Void)
+    var keyCounts: KeyCounts? { get }
 }
 
 final class IndexBox<Index: FingerprintIndex>: AnyIndexBox {
@@ -241,4 +281,10 @@ final class IndexBox<Index: FingerprintIndex>: AnyIndexBox {
     var isIndexed: Bool { index.isIndexed }
     func save(to writer: inout IndexFile.Writer) { index.save(to: &writer) }
     func load(from reader: IndexFile.Reader) throws { try index.load(from: reader) }
+    func withPostings(_ body: (inout Postings) -> Void) {
+        guard var holder = index as? any PostingsHolder else { return }
+        body(&holder.postings)
+        index = holder as! Index
+    }
+    var keyCounts: KeyCounts? { (index as? any PostingsHolder)?.postings.keyCounts }
 }

@@ -43,7 +43,7 @@ public struct HashFingerprint: Fingerprint, Equatable {
 /// The postings of hash fingerprints (constellation's, Panako's index): each hash at its anchor's
 /// global frame, with the seconds one frame stands for, saved in index-file sections named `name`.
 struct HashPostings {
-    private(set) var postings: Postings
+    var postings: Postings
     private(set) var step = 0.0
     private let keyBits: Int
     private let name: String

@@ -56,6 +56,12 @@ struct Postings {
     private var directory: [UInt32] = []
     private var bucketShift: UInt32 = 0
     private let keyBits: Int
+    /// While false, references are laid out but post nothing (a catalog slice's tracks that are neither
+    /// its own nor its ghosts: `CatalogSlices`).
+    var posting = true
+    /// For a catalog slice: how often the whole catalog holds each common key, so that a lookup skips a
+    /// key as the whole index does (by its count over every slice, not this one's).
+    var wholeCounts: KeyCounts?
 
     /// `keyBits`: how many low bits of the keys are used (20 for a constellation hash, 32 for a word).
     init(keyBits: Int) { self.keyBits = keyBits }
@@ -63,7 +69,7 @@ struct Postings {
     /// Reserves `length` global positions for the next reference; returns the first.
     mutating func addReference(length: Int) -> UInt32 { layout.add(length: length) }
 
-    mutating func append(key: UInt32, position: UInt32) { pending.append(UInt64(key) << 32 | UInt64(position)) }
+    mutating func append(key: UInt32, position: UInt32) { if posting { pending.append(UInt64(key) << 32 | UInt64(position)) } }
 
     mutating func seal() {
         radixSort(&pending, bits: 64)
@@ -86,6 +92,10 @@ struct Postings {
     /// do; returns how many do.
     @discardableResult
     func forEachPosition(of key: UInt32, limit: Int = .max, _ body: (UInt32) -> Void) -> Int {
+        if let wholeCounts, let count = wholeCounts.count(of: key), count > limit {
+            precondition(limit >= KeyCounts.floor, "a lookup limit below KeyCounts.floor")
+            return count
+        }
         let bucket = Int(key >> bucketShift)
         guard bucket + 1 < directory.count else { return 0 }
         let range = Int(directory[bucket])..<Int(directory[bucket + 1])
@@ -133,6 +143,20 @@ struct Postings {
 
     static func load(keyBits: Int, _ prefix: String, from reader: IndexFile.Reader) throws -> (postings: Postings, step: Double) {
         (try Postings(keyBits: keyBits, prefix, from: reader), try reader.step(prefix + ".step"))
+    }
+
+    /// How often each key is posted (sealed postings), for a catalog split into slices.
+    var keyCounts: KeyCounts {
+        var counts: [UInt64] = []
+        var i = 0
+        while i < entries.count {
+            let key = entries[i] >> 32
+            var j = i + 1
+            while j < entries.count && entries[j] >> 32 == key { j += 1 }
+            counts.append(key << 32 | UInt64(j - i))
+            i = j
+        }
+        return KeyCounts(sorted: counts)
     }
 
     var referenceCount: Int { layout.count }
@@ -210,4 +234,38 @@ final class OwnedBuffer: @unchecked Sendable {
         buffer = UnsafeBufferPointer(memory)
     }
     deinit { buffer.deallocate() }
+}
+
+/// Keys with how often a catalog posts them (key << 32 | count, sorted by key): each slice's complete
+/// counts (`Postings.keyCounts`) are summed by `whole(_:)` into the whole catalog's common keys.
+public struct KeyCounts: Sendable, Codable, Equatable {
+    /// Only keys posted more often than this are kept in the whole catalog's table: every index's lookup
+    /// limit is at least this (200: constellation, Panako, Waveprint; 500: Haitsma-Kalker), so a key
+    /// not in the table is never skipped, in a slice as in the whole.
+    public static let floor = 200
+    var sorted: [UInt64]
+
+    /// The whole catalog's common keys: the slices' counts summed, those above `floor` kept.
+    public static func whole(_ slices: [KeyCounts]) -> KeyCounts {
+        var all = slices.flatMap(\.sorted)
+        radixSort(&all, bits: 64)
+        var summed: [UInt64] = []
+        var i = 0
+        while i < all.count {
+            let key = all[i] >> 32
+            var count: UInt64 = 0
+            while i < all.count && all[i] >> 32 == key { count += all[i] & 0xFFFF_FFFF; i += 1 }
+            if count > UInt64(floor) { summed.append(key << 32 | count) }
+        }
+        return KeyCounts(sorted: summed)
+    }
+
+    /// How often the catalog posts `key`, if the table holds it.
+    func count(of key: UInt32) -> Int? {
+        let i = sorted.lowerBound { $0 < UInt64(key) << 32 }
+        guard i < sorted.count, sorted[i] >> 32 == UInt64(key) else { return nil }
+        return Int(sorted[i] & 0xFFFF_FFFF)
+    }
+
+    public var count: Int { sorted.count }
 }

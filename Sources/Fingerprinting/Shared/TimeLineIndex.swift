@@ -14,7 +14,7 @@ public protocol HashNeighbourhood: Sendable {
 /// hashes gather hits per reference; each reference with enough hits gets its line, and the references
 /// with the most aligned hashes are the candidates, at the line's offset. Offsets are not voted on, since
 /// a speed change spreads them along the line.
-public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: FingerprintIndex {
+public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: FingerprintIndex, PostingsHolder {
     private var hashes: HashPostings
     let matcher: TimeLineMatcher
     let neighbourhood: Neighbourhood
@@ -77,6 +77,10 @@ public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: FingerprintIndex 
     }
 
     public var byteCount: Int { hashes.byteCount }
+    var postings: Postings {
+        get { hashes.postings }
+        set { hashes.postings = newValue }
+    }
     public func save(to writer: inout IndexFile.Writer) { hashes.save(to: &writer) }
     public mutating func load(from reader: IndexFile.Reader) throws { try hashes.load(from: reader) }
 }

@@ -23,8 +23,8 @@ extension WordFingerprint {
 /// verified by bit-error rate at the best alignment (the algorithm's `compare`).
 /// - Haitsma & Kalker (2002), §4: single-bit flips, since a degraded sub-fingerprint often differs in one bit.
 /// - Chromaprint's words as AcoustID's index looks them up: exact words only (Lukáš Lalinský, acoustid-index).
-public struct WordLookup<Print: WordFingerprint>: FingerprintIndex {
-    private var postings = Postings(keyBits: 32)
+public struct WordLookup<Print: WordFingerprint>: FingerprintIndex, PostingsHolder {
+    var postings = Postings(keyBits: 32)
     private var step = 0.0
     private let flippingBits: Bool
     /// Words held at more catalog positions than this carry no information (silence, steady tones) and

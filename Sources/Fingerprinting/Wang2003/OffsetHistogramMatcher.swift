@@ -77,7 +77,7 @@ struct SharedHashes {
 /// The inverted index: every hash points to the catalog positions (frames) of its anchors. A query's
 /// hashes vote for (reference, offset) pairs through it; the references with the most time-aligned
 /// votes (±1 frame) are the candidates, at their best offset.
-public struct InvertedHashIndex: FingerprintIndex {
+public struct InvertedHashIndex: FingerprintIndex, PostingsHolder {
     private var hashes = HashPostings(keyBits: 20, name: "hashes")
     /// Hashes held at more catalog positions than this are skipped at lookup: they vote everywhere and
     /// cost most of a query's time (audfprint keeps at most 100 entries per hash). Higher: slower
@@ -100,6 +100,10 @@ public struct InvertedHashIndex: FingerprintIndex {
     }
 
     public var byteCount: Int { hashes.byteCount }
+    var postings: Postings {
+        get { hashes.postings }
+        set { hashes.postings = newValue }
+    }
     public func save(to writer: inout IndexFile.Writer) { hashes.save(to: &writer) }
     public mutating func load(from reader: IndexFile.Reader) throws { try hashes.load(from: reader) }
 }
