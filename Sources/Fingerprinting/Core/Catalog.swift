@@ -146,7 +146,7 @@ public final class Catalog {
     public func verifyAll() throws {
         guard let file else { return }
         try file.verifyAll()
-        for i in names.indices { _ = referencePrint(i) }
+        for i in names.indices where printLock.withLock({ prints[i] == nil }) { _ = readPrint(i, from: file) }  // decoded to check, not kept
         try file.throwIfDamaged()
     }
 
@@ -166,14 +166,17 @@ public final class Catalog {
         printLock.withLock {
             if let held = prints[i] { return held }
             guard let file else { return nil }
-            do {
-                let decoded = try algorithm.decode(Data(file.bytes("print.\(i)")), as: .compact)
-                prints[i] = decoded
-                return decoded
-            } catch {
-                file.report(damage: "damaged: the fingerprint of \(names[i]) cannot be read (\(error)); rebuild it with `fpbench index build`")
-                return nil
-            }
+            prints[i] = readPrint(i, from: file)
+            return prints[i]
+        }
+    }
+
+    /// Reference `i`'s fingerprint decoded from the index file (verified); nil, and the damage reported
+    /// to the file, if it cannot be read.
+    private func readPrint(_ i: Int, from file: IndexFile.Reader) -> AnyFingerprint? {
+        do { return try algorithm.decode(Data(file.bytes("print.\(i)")), as: .compact) } catch {
+            file.report(damage: "damaged: the fingerprint of \(names[i]) cannot be read (\(error)); rebuild it with `fpbench index build`")
+            return nil
         }
     }
 
