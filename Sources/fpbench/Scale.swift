@@ -49,7 +49,7 @@ struct Scale: ParsableCommand {
         var csv = "algorithm,hours (synthetic past the real catalog),synthetic tracks,index MiB,prints MiB,build s,peak resident MiB,"
             + "search ms median,search ms p90,positives,correct,threshold,held-out negatives,held-out false positives,false positives at the real catalog's threshold\n"
         var md = "# Synthetic scale test (\(g(length)) s clean queries; catalog grown with SYNTHETIC tracks)\n\n"
-            + "`fpbench \(CommandLine.arguments.dropFirst().joined(separator: " "))` — \(fpbenchVersion), seed \(options.seed), dataset \(configuration.dataset.manifest.name).\n\n"
+            + "`\(command(dataset: configuration.dataset.manifest.name))` — \(fpbenchVersion).\n\n"
             + "| algorithm | hours | index MiB | prints MiB | peak MiB | search ms (median / p90) | correct | held-out false positives | at the real catalog's threshold |\n"
             + "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         for p in points {
@@ -68,4 +68,10 @@ struct Scale: ParsableCommand {
     }
 
     private func g(_ value: Double) -> String { String(format: "%g", value) }
+
+    /// The command that reproduces the figures: every option they depend on, no output path.
+    private func command(dataset: String) -> String {
+        "fpbench scale --algorithms \(algorithms.joined(separator: " ")) --hours \(hours.map(g).joined(separator: " ")) --length \(g(length)) "
+            + "--queries \(queries) --negatives \(negatives) --seed \(options.seed) --dataset \(dataset)"
+    }
 }

@@ -61,8 +61,8 @@ public struct SyntheticScale {
         let progress = ProgressReporter(benchmark.progress)
         var points: [Point] = []
         for (a, algorithm) in benchmark.algorithms.enumerated() {
-            let prints = real[a].fingerprints.compactMap { $0 }
-            guard prints.count == real[a].names.count, let pool = Optional(prints.flatMap { $0.keys ?? [] }), !pool.isEmpty else {
+            let prints = real[a].fingerprints.compactMap { $0 }, pool = prints.flatMap { $0.keys ?? [] }
+            guard prints.count == real[a].names.count, !pool.isEmpty else {
                 throw DatasetError(path: algorithm.identifier, reason: "its fingerprints have no keys to redraw (the synthetic scale test takes constellation, panako or haitsma-kalker)")
             }
             let asked = queryPrints(algorithm, queries, progress: progress)
@@ -71,10 +71,11 @@ public struct SyntheticScale {
                 let started = Date()
                 let catalog = Catalog(algorithm: algorithm)
                 for (name, print) in zip(real[a].names, prints) { catalog.add(print, name: name) }
-                var synthetic = 0
-                while catalog.duration < target * 3600 {
+                var synthetic = 0, seconds = catalog.duration
+                while seconds < target * 3600 {
                     let model = prints[synthetic % prints.count]
                     catalog.add(model.redrawingKeys(from: pool, seed: derivedSeed(benchmark.seed, "synthetic", "\(synthetic)"))!, name: "synthetic-\(synthetic)")
+                    seconds += model.duration
                     synthetic += 1
                 }
                 catalog.seal()
