@@ -8,6 +8,13 @@ public enum BenchmarkReport {
         try OutputFolder.write(folder) {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             func put(_ text: String, _ name: String) throws { try Data(text.utf8).write(to: folder.appendingPathComponent(name), options: .atomic) }
+            if let slice = r.shard?.catalogShard {
+                // A slice's answers are candidates, not the catalog's answers: no tables until the merge.
+                try r.sealed().encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic)
+                try costs?.encoded().write(to: folder.appendingPathComponent("costs.json"), options: .atomic)
+                try put("# A part: slice \(slice.index) of \(slice.count) of the catalog\n\nIts answers are this slice's candidates; `fpbench merge` over every slice's results.json writes the tables.\n", "summary.md")
+                return
+            }
             let metrics = BenchmarkMetrics(r)
             if includeResults {
                 try r.sealed().encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic)

@@ -31,6 +31,9 @@ struct BenchmarkCommand: ParsableCommand {
           fpbench benchmark --no-cache --peer-tracks 20         indexing speed beside fpcalc's on the same 20 files
           fpbench benchmark --spec my-conditions.json           lengths, counts and conditions from a file
           fpbench benchmark --shard 0/4 --out runs/part-0       one of four parts (fpbench merge gathers them)
+          fpbench benchmark --catalog-shard 1/4 --key-counts runs/keys --count-keys
+          fpbench benchmark --catalog-shard 1/4 --key-counts runs/keys --out runs/slice-1
+                                                                slice 1 of 4 of the catalog, stage one, then two
           fpbench benchmark --system Systems/olaf/olaf.json     an outside system beside the algorithms (README: "Adding a system")
 
         Outside systems (--system FILE, or "systems" in a spec file) get the same degraded queries as WAV \
@@ -57,6 +60,12 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Index files (fpbench index build) to map instead of indexing, one per algorithm at most.") var index: [String] = []
     @Option(help: "Answer only part I of N of the queries (I from 0; every part indexes the whole catalog); `fpbench merge` gathers the parts.")
     var shard: String?
+    @Option(help: "Hold only slice J of M of the catalog (J from 0; contiguous tracks, about 1/M of its hours and of the index), so no part needs the whole index; needs --key-counts. Stage one: every slice with --count-keys; stage two: every slice (with --shard if you like) without it; `fpbench merge` then ranks the slices' candidates as the whole catalog does.")
+    var catalogShard: String?
+    @Option(help: "With --catalog-shard: the folder, shared by every part, where stage one writes each slice's key counts and stage two reads them all (a key common in the whole catalog is skipped in every slice).")
+    var keyCounts: String?
+    @Flag(help: "With --catalog-shard: stage one only: count the keys this slice's tracks post into --key-counts (their fingerprints go to the cache), then stop.")
+    var countKeys = false
     @Option(help: "A system file (Systems/NAME/NAME.json): an outside system run beside the algorithms; repeatable.")
     var system: [String] = []
     @Option(help: "Where outside systems keep their indexes (default: systems/ beside the fingerprint cache, .fpbench-cache/systems; OUT/systems with --no-cache).")
@@ -85,6 +94,17 @@ struct BenchmarkCommand: ParsableCommand {
         configuration.peerTracks = max(0, peerTracks)
         configuration.shard = try shard.map { text in try validated { try Shard(parsing: text) } }
         configuration.indexFiles = index
+        configuration.catalogShard = try catalogShard.map { text in try validated { try CatalogShard(parsing: text) } }
+        configuration.keyCountsFolder = keyCounts.map { URL(fileURLWithPath: $0) }
+        guard configuration.catalogShard == nil || keyCounts != nil else {
+            throw ValidationError("--catalog-shard needs --key-counts FOLDER: where stage one (--count-keys) writes every slice's key counts")
+        }
+        if countKeys {
+            guard configuration.catalogShard != nil else { throw ValidationError("--count-keys is stage one of a catalog split in slices: give --catalog-shard J/M and --key-counts FOLDER") }
+            let files = try validated { try Benchmark(configuration).countKeys() }
+            for file in files { print(file.path) }
+            return
+        }
         let folder = URL(fileURLWithPath: out)
         configuration.keepAudio = keep.keepAudio
         configuration.keepAudioFolder = folder

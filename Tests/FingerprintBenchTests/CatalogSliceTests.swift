@@ -1,6 +1,7 @@
 import AudioIO
 import Degradation
 import DSP
+import Evaluation
 @testable import Fingerprinting
 import Foundation
 import Testing
@@ -66,5 +67,111 @@ import Testing
             }
         }
         #expect(naiveDiffers || identifier != "constellation", "the common keys' test must be able to fail")
+    }
+}
+
+/// The benchmark with its catalog split in slices (`--catalog-shard`): stage one's key counts, stage
+/// two's parts (with query shards at the same time), and the merge, which gives the unsharded run's
+/// results byte for byte while each part holds its slice's fingerprints only.
+@Suite(.serialized) struct CatalogShardTests {
+    static let algorithms = ["constellation", "haitsma-kalker", "waveprint", "panako", "chroma-baseline"]
+
+    /// A catalog where slicing matters: catalog-ci's tracks cut into 7 s tracks (a 5 s query is never far
+    /// from a track's edge) and, every fifth track, the same 6 s chord, whose constellation hashes the
+    /// whole catalog holds more often than the lookup limit and no slice of three does.
+    static let dataset: Result<Dataset, Error> = Result {
+        let source = try catalogCIDataset(), folder = temporaryFolder(), negatives = folder.appendingPathComponent("negatives")
+        try FileManager.default.createDirectory(at: negatives, withIntermediateDirectories: true)
+        let chord = Audio(samples: (0..<96_000).map { (i: Int) -> Float in
+            let t = Double(i) / 16_000
+            return Float((sin(2 * .pi * 440 * t) + sin(2 * .pi * 660 * t) + sin(2 * .pi * 990 * t)) / 4)
+        }, sampleRate: 16_000)
+        var n = 0
+        func put(_ audio: Audio) throws {
+            try AudioWriter.write(audio, to: folder.appendingPathComponent(String(format: "t-%03d.wav", n)).path)
+            n += 1
+            if n % 5 == 4 { try put(chord) }
+        }
+        for track in source.manifest.catalog!.tracks {
+            let path = source.path(track), duration = try AudioReader.duration(path)
+            for start in stride(from: 0.0, to: duration - 7, by: 7) { try put(try AudioReader.read(path, sampleRate: 16_000, window: TimeWindow(start: start, duration: 7))) }
+        }
+        for negative in source.manifest.catalog!.negatives {
+            try FileManager.default.copyItem(atPath: source.path(negative), toPath: negatives.appendingPathComponent((negative as NSString).lastPathComponent).path)
+        }
+        return try Dataset.load(folder.path)
+    }
+
+    func configuration(cache: URL, keys: URL, slice: CatalogShard? = nil, shard: Shard? = nil) throws -> BenchmarkConfiguration {
+        var spec = BenchmarkSpec()
+        spec.queryLengths = [5]
+        spec.queriesPerLength = 10
+        spec.negativesPerLength = 4
+        spec.conditions = spec.conditions.filter { ["clean", "white-0dB", "speed-1.05"].contains($0.id) }
+        var configuration = BenchmarkConfiguration(dataset: try Self.dataset.get(), algorithms: try Self.algorithms.map(AlgorithmRegistry.algorithm),
+                                                   spec: spec, seed: 2013, threads: 2, cacheFolder: cache, progress: .none, toolVersion: "test")
+        configuration.catalogShard = slice
+        configuration.keyCountsFolder = keys
+        configuration.shard = shard
+        return configuration
+    }
+
+    @Test func slicesMergedAreTheWholeRun() throws {
+        let cache = temporaryFolder(), keys = temporaryFolder()
+        let (whole, wholeCosts) = try Benchmark(configuration(cache: cache, keys: keys)).run()
+        let slices = 3
+        // Stage two without stage one: the missing counts are named.
+        #expect { try Benchmark(configuration(cache: cache, keys: keys, slice: CatalogShard(index: 0, count: slices))).run() } throws: {
+            "\($0)".contains("constellation.slice-0-of-3.keys: missing: stage one")
+        }
+        for j in 0..<slices {
+            let files = try Benchmark(configuration(cache: cache, keys: keys, slice: CatalogShard(index: j, count: slices))).countKeys()
+            #expect(files.count == 4, "every indexed algorithm counts its keys; chroma-baseline is brute force")
+        }
+        let constellation = try AlgorithmRegistry.algorithm("constellation"), tracks = try Self.dataset.get().manifest.catalog!.tracks
+        let counts = try (0..<slices).map { j in
+            let owned = CatalogShard(index: j, count: slices).owned(durations: try tracks.map { try AudioReader.duration(Self.dataset.get().path($0)) })
+            return try KeyCountsFile.read(KeyCountsFile.path(in: keys, algorithm: constellation, slice: j, of: slices), algorithm: constellation,
+                                          slice: j, of: slices, tracks: Array(tracks[owned]))
+        }
+        #expect(KeyCounts.whole(counts).count > 0 && counts.allSatisfy { KeyCounts.whole([$0]).count == 0 },
+                "the chord's hashes are common in the whole catalog, in no slice alone")
+        var parts: [(path: String, results: BenchmarkResults)] = [], fingerprintBytes = [Int](repeating: 0, count: Self.algorithms.count)
+        for j in 0..<slices {
+            for i in 0..<2 {
+                let (results, costs) = try Benchmark(configuration(cache: cache, keys: keys, slice: CatalogShard(index: j, count: slices),
+                                                                   shard: Shard(index: i, count: 2))).run()
+                parts.append(("slice-\(j)-part-\(i)", results))
+                if i == 0 { for a in costs.algorithms.indices { fingerprintBytes[a] += costs.algorithms[a].fingerprintBytes } }
+                for (mine, all) in zip(costs.algorithms, wholeCosts.algorithms) {
+                    #expect(mine.fingerprintBytes < all.fingerprintBytes, "slice \(j) holds only its own tracks' fingerprints (\(mine.identifier))")
+                }
+            }
+        }
+        #expect(fingerprintBytes == wholeCosts.algorithms.map(\.fingerprintBytes), "each fingerprint is held by exactly one slice")
+        // A slice's answers are its candidates, with their hits; some differ from the whole's answers, so the merge has work to do.
+        let answers = Dictionary(uniqueKeysWithValues: whole.answers.map { ("\($0.algorithm) \($0.query) \($0.condition)", $0.top) })
+        #expect(parts.contains { $0.results.answers.contains { !$0.top.isEmpty && $0.top != answers["\($0.algorithm) \($0.query) \($0.condition)"] } })
+        #expect(parts.allSatisfy { $0.results.answers.allSatisfy { $0.top.allSatisfy { $0.candidateHits != nil } } })
+
+        let merged = try BenchmarkResults.merge(parts.reversed())
+        #expect(try merged.encoded() == whole.encoded())
+        // Through files, as `fpbench merge` reads them.
+        #expect(try BenchmarkResults.merge(files: parts.map { (path: $0.path, data: try $0.results.sealed().encoded()) }).encoded() == whole.encoded())
+        #expect { try BenchmarkResults.merge(parts.filter { $0.path != "slice-1-part-0" }) } throws: { "\($0)".contains("query part 0: catalog slice 1 of 3 missing") }
+        #expect { try BenchmarkResults.merge(parts + [parts[2]]) } throws: { "\($0)".contains("slice 1 of query part 0 is given twice") }
+
+        // Counts of another split are refused by name.
+        let other = temporaryFolder()
+        let moved = KeyCountsFile.path(in: other, algorithm: try AlgorithmRegistry.algorithm("constellation"), slice: 0, of: 3)
+        for j in 0..<slices { for name in try FileManager.default.contentsOfDirectory(atPath: keys.path) where name.contains("slice-\(j)-of-3") {
+            try FileManager.default.copyItem(at: keys.appendingPathComponent(name), to: other.appendingPathComponent(name))
+        } }
+        try FileManager.default.removeItem(at: moved)
+        try FileManager.default.copyItem(at: keys.appendingPathComponent("constellation.slice-1-of-3.keys"), to: moved)
+        #expect { try Benchmark(configuration(cache: cache, keys: other, slice: CatalogShard(index: 2, count: slices))).run() } throws: {
+            "\($0)".contains("holds another slice than 0 of 3")
+        }
+        #expect(throws: (any Error).self) { try CatalogShard(parsing: "4/4") }
     }
 }

@@ -54,13 +54,15 @@ public struct Benchmark {
                                + skipped.map { "\($0.item) \($0.reason)" }.joined(separator: "; "))
         }
         let algorithms = runnable(hours: catalog.durations.reduce(0, +) / 3600, skipped: &skipped)
-        let index = try buildIndex(catalog.tracks, algorithms: algorithms, progress: progress, failures: &failures)
+        try checkCatalogShard()
+        let index = try c.catalogShard.map { try buildSliceIndex(catalog, shard: $0, algorithms: algorithms, progress: progress, failures: &failures) }
+            ?? buildIndex(catalog.tracks, algorithms: algorithms, progress: progress, failures: &failures)
         let systems = indexSystems(catalog.tracks, durations: catalog.durations, skipped: &skipped, progress: progress)
         let files = SystemQueryFiles(folder: FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-queries-\(UUID().uuidString)"),
                                      rates: Set(systems.map(\.system.description.audio.sampleRate)).sorted())
         defer { try? FileManager.default.removeItem(at: files.folder) }
         let answered = queries.indices.filter { c.shard?.includes($0) ?? true }.map { queries[$0] }
-        let scalingLength = c.shard == nil ? c.scalingLength : nil
+        let scalingLength = c.part == nil ? c.scalingLength : nil
         let outcomes = answerAll(answered, conditions: conditions, recordings: recordings, algorithms: algorithms, index: index,
                                  systemFiles: files, scalingLength: scalingLength, progress: progress)
         for catalog in index.catalogs { try catalog.throwIfDamaged() }  // an index file found damaged while answering
@@ -77,7 +79,7 @@ public struct Benchmark {
         var costs = measuredCosts(started: started, algorithms: algorithms, index: index, answered: answered, outcomes: outcomes,
                                   scalingLength: scalingLength, scaling: scaling)
         costs.systems = asked.costs.isEmpty ? nil : asked.costs
-        keepAudio(results, recordings: recordings, progress: progress)
+        if c.catalogShard == nil { keepAudio(results, recordings: recordings, progress: progress) }  // a slice's answers are only candidates
         return (results, costs)
     }
 
@@ -189,7 +191,7 @@ public struct Benchmark {
             results.failures.append(.init(item: "\(answer.algorithm): query \(answer.query)/\(answer.condition)", reason: reason,
                                           algorithm: answer.algorithm, test: answer.condition))
         }
-        if var shard = c.shard {
+        if var shard = c.part {
             shard.configuration = results.configurationKey
             results.shard = shard
         }

@@ -22,6 +22,17 @@ public struct BenchmarkConfiguration: Sendable {
     public var peerTracks = 0
     /// Answer only this part of the queries (`--shard I/N`); the scaling curve is left out.
     public var shard: Shard?
+    /// Hold only this slice of the catalog (`--catalog-shard J/M`, `BenchmarkCatalogShards`): its key
+    /// counts are written into or read from `keyCountsFolder`.
+    public var catalogShard: CatalogShard?
+    public var keyCountsFolder: URL?
+    /// The part this run writes: its queries and its slice of the catalog (nil: the whole benchmark).
+    var part: Shard? {
+        guard shard != nil || catalogShard != nil else { return nil }
+        var part = shard ?? Shard(index: 0, count: 1)
+        part.catalogShard = catalogShard
+        return part
+    }
     /// Index files (`fpbench index build`) to load instead of indexing, one per algorithm at most.
     public var indexFiles: [String] = []
     /// Outside systems (`--system FILE`) run beside the algorithms on the same query files.

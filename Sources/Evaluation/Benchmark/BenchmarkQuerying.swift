@@ -52,13 +52,16 @@ extension Benchmark {
                         outcome.fingerprintMilliseconds[a].append(1000 * (threadCPUSeconds() - start))
                     }
                     let fingerprinted = threadCPUSeconds()
-                    let matches = try catalogs[a].search(print, limit: Self.answersKept, applyingThreshold: false)
+                    // A slice of the catalog passes on its candidates with their hits, for the merge to rank.
+                    let found: [(reference: String, comparison: Comparison, hits: Int?)] = configuration.catalogShard == nil
+                        ? try catalogs[a].search(print, limit: Self.answersKept, applyingThreshold: false).map { ($0.reference, $0.comparison, nil) }
+                        : try catalogs[a].sliceCandidates(print, limit: Self.answersKept).map { (catalogs[a].names[$0.reference], $0.comparison, $0.hits) }
                     outcome.searchMilliseconds[a].append(1000 * (threadCPUSeconds() - fingerprinted))
                     // Every catalog reference is a track (catalogs are built from the track list, index files checked against it).
-                    answer.top = matches.compactMap { match in
+                    answer.top = found.compactMap { match in
                         trackIndex[match.reference].map { BenchmarkMatch(track: $0, offset: match.comparison.offset, score: match.comparison.score,
                                                                          rawFigure: match.comparison.rawFigure, matched: algorithm.isMatch(match.comparison),
-                                                                         timeFactor: match.comparison.timeFactor) }
+                                                                         timeFactor: match.comparison.timeFactor, candidateHits: match.hits) }
                     }
                     if keepPrints && condition.id == BenchmarkCondition.cleanID { outcome.cleanPrints[a] = print }
                 } catch let error as FingerprintError {

@@ -13,6 +13,9 @@ public struct BenchmarkMatch: Sendable, Codable, Equatable {
     public var matched: Bool
     /// Seconds of reference per second of query, for algorithms that find it (Panako).
     public var timeFactor: Double? = nil
+    /// In a part holding one slice of the catalog (`--catalog-shard`): the index's hits, by which the
+    /// merge ranks the slices' candidates as the whole index does; absent in whole results.
+    public var candidateHits: Int? = nil
 }
 
 /// One algorithm's answer to one query under one condition: its best matches, best first.

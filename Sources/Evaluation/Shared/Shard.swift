@@ -17,6 +17,8 @@ public struct Shard: Sendable, Codable, Equatable {
     /// content no longer matches.
     public var items: Int?
     public var seal: String?
+    /// A benchmark part that holds one slice of the catalog (`--catalog-shard J/M`); absent: the whole.
+    public var catalogShard: CatalogShard?
 
     public init(index: Int, count: Int, configuration: String = "") {
         self.index = index
@@ -107,6 +109,7 @@ extension BenchmarkResults: ShardedResults {
         for (path, results) in parts where results.shard != nil && results.configurationKey != results.shard!.configuration {
             throw DatasetError(path: path, reason: "its content does not match its configuration (edited or damaged)")
         }
+        let parts = try mergeCatalogShards(parts)
         _ = try Shard.check(parts.map { ($0.path, $0.results.shard) })
         let sorted = parts.sorted { $0.results.shard!.index < $1.results.shard!.index }
         var merged = sorted[0].results

@@ -81,7 +81,8 @@ public final class Catalog {
     private var sealed = false
     /// How many of the index's candidates are verified with `compare` (more: slower, fewer misses
     /// where the index ranks the right reference low).
-    public var verified = 5
+    public var verified = Catalog.defaultVerified
+    public static let defaultVerified = 5
     /// Seconds of reference kept on either side of the proposed stretch when verifying (more: slower,
     /// tolerates more time stretch between query and reference).
     public var verifyMargin = 1.0
@@ -89,12 +90,21 @@ public final class Catalog {
     public var calibration: Calibration?
     /// For one slice of a catalog split across parts (`CatalogSlices`): the references it answers for,
     /// and how many others it posts (ghosts); nil: every reference.
-    var owned: Range<Int>?
-    var ghosts = 0
+    public private(set) var owned: Range<Int>?
+    private var ghosts = 0
 
     public init(algorithm: AnyAlgorithm) {
         self.algorithm = algorithm
         index = algorithm.makeIndex()
+    }
+
+    /// An empty slice of a catalog split across parts (`CatalogSlices`): every track of the catalog is
+    /// then added in order with its role, its lookups skipping keys by `whole`, the whole catalog's
+    /// common keys (nil for brute force).
+    public convenience init(slicing algorithm: AnyAlgorithm, whole: KeyCounts?) {
+        self.init(algorithm: algorithm)
+        owned = 0..<0
+        index.withPostings { $0.wholeCounts = whole }
     }
 
     /// Adds a reference; `checksum`, its audio file's SHA-256 where known, goes into an index file so
@@ -105,10 +115,21 @@ public final class Catalog {
 
     /// A reference's part in a catalog slice (`CatalogSlices`): its own (posted, kept for verification),
     /// a ghost (posted, so votes near the slice's edges are the whole catalog's) or only laid out.
-    enum SliceRole { case owned, ghost, laidOut }
+    public enum SliceRole: Sendable { case owned, ghost, laidOut }
 
-    func add(_ fingerprint: AnyFingerprint, name: String, checksum: String, role: SliceRole) {
+    /// Adds the next reference of a slice (`init(slicing:whole:)`) in its role; a slice's own references
+    /// are contiguous.
+    public func add(_ fingerprint: AnyFingerprint, name: String, checksum: String, role: SliceRole) {
         precondition(!sealed, "Catalog.add after the first search")
+        if let owned {
+            if role == .owned {
+                precondition(owned.isEmpty || owned.upperBound == names.count, "a slice's own references are contiguous")
+                self.owned = (owned.isEmpty ? names.count : owned.lowerBound)..<(names.count + 1)
+            }
+            if role == .ghost { ghosts += 1 }
+        } else {
+            precondition(role == .owned, "a whole catalog owns every reference")
+        }
         index.withPostings { $0.posting = role != .laidOut }
         index.add(fingerprint.base, reference: prints.count)
         names.append(name)
@@ -204,13 +225,24 @@ public final class Catalog {
     /// in what the search read (`IndexFileError`, naming the section).
     public func search(_ query: AnyFingerprint, limit: Int = 10, applyingThreshold: Bool = true, useIndex: Bool = true) throws -> [Match] {
         ranked(try verifiedCandidates(query, limit: limit, useIndex: useIndex), limit: limit, applyingThreshold: applyingThreshold)
+            .map { Match(reference: names[$0.reference], comparison: $0.comparison) }
     }
 
     /// A candidate with the index's evidence and its verification.
-    public struct VerifiedCandidate: Sendable, Equatable {
+    public struct VerifiedCandidate: Sendable, Equatable, SliceCandidate {
         public var reference: Int
         public var hits: Int
         public var comparison: Comparison
+        public var score: Double { comparison.score }
+    }
+
+    /// What a slice of a catalog split across parts passes on for one query, so that the merge
+    /// (`CatalogSlices.best`) answers as the whole catalog: its verified candidates (indexed), or its best
+    /// `limit` by score (brute force: every reference is verified, so the whole's best are among the
+    /// slices' best).
+    public func sliceCandidates(_ query: AnyFingerprint, limit: Int) throws -> [VerifiedCandidate] {
+        let verified = try verifiedCandidates(query, limit: limit)
+        return isIndexed ? verified : ranked(verified, limit: limit, applyingThreshold: false)
     }
 
     /// The index's best `max(limit, verified)` candidates (every reference for brute force), in the
@@ -228,10 +260,8 @@ public final class Catalog {
 
     /// Matches from verified candidates: those above the threshold (unless `applyingThreshold` is
     /// false), best score first (then lower reference), at most `limit`.
-    func ranked(_ candidates: [VerifiedCandidate], limit: Int, applyingThreshold: Bool) -> [Match] {
-        candidates.filter { !applyingThreshold || algorithm.isMatch($0.comparison) }
-            .sorted { a, b in a.comparison.score != b.comparison.score ? a.comparison.score > b.comparison.score : a.reference < b.reference }
-            .prefix(limit).map { Match(reference: names[$0.reference], comparison: $0.comparison) }
+    func ranked(_ candidates: [VerifiedCandidate], limit: Int, applyingThreshold: Bool) -> [VerifiedCandidate] {
+        CatalogSlices.byScore(candidates.filter { !applyingThreshold || algorithm.isMatch($0.comparison) }, limit: limit)
     }
 
     /// The algorithm's comparison with the stretch of the reference around the candidate's offset
