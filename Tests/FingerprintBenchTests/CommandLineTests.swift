@@ -328,5 +328,6 @@ final class SlurmTests: XCTestCase {
         if process.terminationStatus == 77 { throw XCTSkip(text.trimmingCharacters(in: .whitespacesAndNewlines)) }
         XCTAssertEqual(process.terminationStatus, 0, text)
         XCTAssertTrue(text.contains("4 parts merged by Slurm equal the unsharded run"), text)
+        XCTAssertTrue(text.contains("2 catalog slices x 2 query shards merged by Slurm equal the unsharded run"), text)
     }
 }

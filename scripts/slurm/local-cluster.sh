@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A real test of the real scheduler: starts a one-node Slurm cluster on this machine (Debian's slurm-wlm
 # and munge; a generated slurm.conf naming this host and its cores), submits a 4-part benchmark on the
-# catalog-ci dataset and its merge through submit.sh, waits, checks that the merged results.json and
-# tables equal an unsharded run's byte for byte, and stops the daemons it started, by process id.
+# catalog-ci dataset and its merge through submit.sh, then the same with the catalog split in 2 slices
+# (key counts, parts and merge as dependent job arrays), waits, checks that each merged results.json
+# and tables equal an unsharded run's byte for byte, and stops the daemons it started, by process id.
 #   scripts/slurm/local-cluster.sh            (as root, on Debian; about a minute)
 # Exit status 77: this machine cannot run it (not root, not Debian, packages unavailable); the reason
 # is printed.
@@ -97,4 +98,17 @@ for file in results.json answers.csv metrics.csv; do
     cmp "$work/whole/$file" "$work/run/merged/$file" || { echo "local-cluster: merged $file differs from the unsharded run's" >&2; exit 1; }
 done
 echo "local-cluster: 4 parts merged by Slurm equal the unsharded run (results.json, answers.csv, metrics.csv)" >&2
+
+# The catalog split too: 2 slices x 2 query shards, stage one, stage two and the merge as dependent arrays.
+read -r keys array merge < <(scripts/slurm/submit.sh 2 "$work/sliced" --catalog-shards 2 $args)
+echo "local-cluster: submitted key counts $keys (array of 2), parts $array (array of 4) and merge $merge" >&2
+for _ in $(seq 1200); do
+    [ -z "$(squeue -h -j "$keys,$array,$merge" 2>/dev/null)" ] && break
+    sleep 0.5
+done
+[ -f "$work/sliced/merged/results.json" ] || { tail -n 5 "$work"/sliced/fpbench-*.log >&2 2>/dev/null || true; echo "local-cluster: the sliced merge wrote nothing" >&2; exit 1; }
+for file in results.json answers.csv metrics.csv; do
+    cmp "$work/whole/$file" "$work/sliced/merged/$file" || { echo "local-cluster: merged $file of the sliced catalog differs from the unsharded run's" >&2; exit 1; }
+done
+echo "local-cluster: 2 catalog slices x 2 query shards merged by Slurm equal the unsharded run (results.json, answers.csv, metrics.csv)" >&2
 rm -rf "$work"
