@@ -31,9 +31,8 @@ struct BenchmarkCommand: ParsableCommand {
           fpbench benchmark --no-cache --peer-tracks 20         indexing speed beside fpcalc's on the same 20 files
           fpbench benchmark --spec my-conditions.json           lengths, counts and conditions from a file
           fpbench benchmark --shard 0/4 --out runs/part-0       one of four parts (fpbench merge gathers them)
-          fpbench benchmark --catalog-shard 1/4 --key-counts runs/keys --count-keys
-          fpbench benchmark --catalog-shard 1/4 --key-counts runs/keys --out runs/slice-1
-                                                                slice 1 of 4 of the catalog, stage one, then two
+          fpbench benchmark --catalog-shard 1/4 --key-counts keys --count-keys   slice 1 of 4 of the catalog: stage one
+          fpbench benchmark --catalog-shard 1/4 --key-counts keys --out s1       stage two (fpbench merge ranks the slices)
           fpbench benchmark --system Systems/olaf/olaf.json     an outside system beside the algorithms (README: "Adding a system")
 
         Outside systems (--system FILE, or "systems" in a spec file) get the same degraded queries as WAV \
