@@ -78,10 +78,7 @@ extension Benchmark {
         let ranges = CatalogSlices.ranges(durations: catalog.durations, count: shard.count)
         let whole = try algorithms.map { algorithm -> KeyCounts? in
             guard Catalog(algorithm: algorithm).isIndexed else { return nil }
-            return KeyCounts.whole(try ranges.indices.map { j in
-                try KeyCountsFile.read(KeyCountsFile.path(in: folder, algorithm: algorithm, slice: j, of: shard.count), algorithm: algorithm,
-                                       slice: j, of: shard.count, tracks: Array(catalog.tracks[ranges[j]]))
-            })
+            return try KeyCountsFile.whole(in: folder, algorithm: algorithm, tracks: ranges.map { Array(catalog.tracks[$0]) })
         }
         let reach = 2 * (c.spec.queryLengths.max() ?? 0)  // a time-stretched query covers more of the track than its length
         let roles = CatalogSlices.roles(durations: catalog.durations, owned: ranges[shard.index], reach: reach)

@@ -21,6 +21,22 @@ public enum KeyCountsFile {
 
     /// The counts of slice `slice` of `count`, checked against the algorithm and the slice's tracks.
     public static func read(_ path: URL, algorithm: AnyAlgorithm, slice: Int, of count: Int, tracks: [String]) throws -> KeyCounts {
+        let opened = try open(path, algorithm: algorithm, slice: slice, of: count, tracks: tracks)
+        return withExtendedLifetime(opened.reader) { KeyCounts(sorted: Array(opened.sorted)) }
+    }
+
+    /// The whole catalog's common keys from every slice's file in `folder` (`tracks[j]`: slice j's), each
+    /// checked, merged from the mapped files in one pass (`KeyCounts.whole`).
+    public static func whole(in folder: URL, algorithm: AnyAlgorithm, tracks: [[String]]) throws -> KeyCounts {
+        let opened = try tracks.indices.map { j in
+            try open(path(in: folder, algorithm: algorithm, slice: j, of: tracks.count), algorithm: algorithm, slice: j, of: tracks.count, tracks: tracks[j])
+        }
+        return withExtendedLifetime(opened.map(\.reader)) { KeyCounts.whole(sorted: opened.map(\.sorted)) }
+    }
+
+    /// The file mapped and checked; its sorted counts are valid while the reader lives.
+    private static func open(_ path: URL, algorithm: AnyAlgorithm, slice: Int, of count: Int, tracks: [String])
+        throws -> (reader: IndexFile.Reader, sorted: UnsafeBufferPointer<UInt64>) {
         guard FileManager.default.fileExists(atPath: path.path) else {
             throw IndexFileError(path: path.path, reason: "missing: stage one (`fpbench benchmark --catalog-shard \(slice)/\(count) --count-keys`) has not written it")
         }
@@ -35,8 +51,8 @@ public enum KeyCountsFile {
         guard header.references == tracks else {
             throw refuse("was counted over other tracks (\(header.references.count), this slice has \(tracks.count))")
         }
-        let sorted = Array(try reader.array("keyCounts", of: UInt64.self))
+        let sorted = try reader.array("keyCounts", of: UInt64.self)
         guard zip(sorted, sorted.dropFirst()).allSatisfy({ $0 >> 32 < $1 >> 32 }) else { throw refuse("damaged: its keys are out of order") }
-        return KeyCounts(sorted: sorted)
+        return (reader, sorted)
     }
 }

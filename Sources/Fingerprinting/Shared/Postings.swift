@@ -247,16 +247,52 @@ public struct KeyCounts: Sendable, Codable, Equatable {
 
     /// The whole catalog's common keys: the slices' counts summed, those above `floor` kept.
     public static func whole(_ slices: [KeyCounts]) -> KeyCounts {
-        var all = slices.flatMap(\.sorted)
-        radixSort(&all, bits: 64)
-        var summed: [UInt64] = []
-        var i = 0
-        while i < all.count {
-            let key = all[i] >> 32
-            var count: UInt64 = 0
-            while i < all.count && all[i] >> 32 == key { count += all[i] & 0xFFFF_FFFF; i += 1 }
-            if count > UInt64(floor) { summed.append(key << 32 | count) }
+        func buffers(_ rest: ArraySlice<KeyCounts>, _ held: [UnsafeBufferPointer<UInt64>]) -> KeyCounts {
+            guard let first = rest.first else { return whole(sorted: held) }
+            return first.sorted.withUnsafeBufferPointer { buffers(rest.dropFirst(), held + [$0]) }
         }
+        return buffers(slices[...], [])
+    }
+
+    /// The same from each slice's counts as sorted runs (mapped from key-count files): merged in one pass,
+    /// so only the common keys are held, not every slice's table.
+    static func whole(sorted runs: [UnsafeBufferPointer<UInt64>]) -> KeyCounts {
+        // A min-heap of (key, run) over the runs' next entries.
+        var next = runs.map { _ in 0 }, heap: [(key: UInt64, run: Int)] = []
+        func push(_ item: (key: UInt64, run: Int)) {
+            heap.append(item)
+            var i = heap.count - 1
+            while i > 0 && heap[(i - 1) / 2].key > heap[i].key { heap.swapAt(i, (i - 1) / 2); i = (i - 1) / 2 }
+        }
+        func pop() -> (key: UInt64, run: Int) {
+            let top = heap[0]
+            heap[0] = heap[heap.count - 1]
+            heap.removeLast()
+            var i = 0
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < heap.count && heap[l].key < heap[m].key { m = l }
+                if r < heap.count && heap[r].key < heap[m].key { m = r }
+                if m == i { return top }
+                heap.swapAt(i, m)
+                i = m
+            }
+        }
+        for (r, run) in runs.enumerated() where !run.isEmpty { push((run[0] >> 32, r)) }
+        var summed: [UInt64] = [], key: UInt64 = 0, count: UInt64 = 0
+        while !heap.isEmpty {
+            let (k, r) = pop()
+            if k != key || count == 0 {
+                if count > UInt64(floor) { summed.append(key << 32 | count) }
+                key = k
+                count = 0
+            }
+            count += runs[r][next[r]] & 0xFFFF_FFFF
+            next[r] += 1
+            if next[r] < runs[r].count { push((runs[r][next[r]] >> 32, r)) }
+        }
+        if count > UInt64(floor) { summed.append(key << 32 | count) }
         return KeyCounts(sorted: summed)
     }
 
