@@ -35,6 +35,15 @@ import Testing
         #expect(Double(points[1].indexBytes) > 3.5 * Double(points[0].indexBytes), "\(points.map(\.indexBytes))")
         // Clean queries find their real track among five times as many synthetic ones.
         #expect(points.allSatisfy { $0.positives == 8 && $0.correct >= 7 && $0.heldOutNegatives == 4 }, "\(points.map(\.correct))")
+        // Built and searched as three slices, one at a time: the whole catalog's answers, a third of its prints held at once.
+        var sliced = SyntheticScale(benchmark: configuration, hours: [realHours, 5 * realHours], length: 5)
+        sliced.slices = 3
+        let slicedPoints = try sliced.run()
+        for (whole, parts) in zip(points, slicedPoints) {
+            #expect((parts.hours, parts.syntheticTracks, parts.correct, parts.threshold, parts.heldOutFalsePositives, parts.falsePositivesAtRealThreshold)
+                    == (whole.hours, whole.syntheticTracks, whole.correct, whole.threshold, whole.heldOutFalsePositives, whole.falsePositivesAtRealThreshold))
+            #expect(Double(parts.printBytes) < 0.6 * Double(whole.printBytes), "\(parts.printBytes) of \(whole.printBytes)")
+        }
 
         var keyless = configuration
         keyless.algorithms = [try AlgorithmRegistry.algorithm("waveprint")]

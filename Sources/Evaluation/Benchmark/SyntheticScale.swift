@@ -15,13 +15,13 @@ public struct SyntheticScale {
         /// Hours in the catalog, real and synthetic.
         public var hours: Double
         public var syntheticTracks: Int
-        /// Bytes of the index and of the verification prints (the catalog's `byteCount`).
+        /// Bytes of the index and of the verification prints (the catalog's `byteCount`; with slices, the largest slice's).
         public var indexBytes: Int
         public var printBytes: Int
         public var buildSeconds: Double
         /// After building, the process's peak resident memory (sizes are measured in increasing order).
         public var peakResidentBytes: Int
-        /// Per clean query, CPU milliseconds of the search alone: median and 90th percentile.
+        /// Per clean query, CPU milliseconds of the search alone (with slices, summed over them): median and 90th percentile.
         public var searchMilliseconds: Double
         public var searchMilliseconds90: Double
         public var positives: Int
@@ -42,6 +42,10 @@ public struct SyntheticScale {
     public var hours: [Double]
     /// The query length (one of the spec's).
     public var length: Double
+    /// Above 1: each size built and searched as that many slices (`CatalogSlices`), one at a time, so a
+    /// catalog larger than memory is measured; its answers are the whole catalog's. Memory is then the
+    /// largest slice's, and search time the sum over the slices (one query's CPU on every node).
+    public var slices = 1
 
     public init(benchmark: BenchmarkConfiguration, hours: [Double], length: Double) {
         self.benchmark = benchmark
@@ -68,21 +72,11 @@ public struct SyntheticScale {
             let asked = queryPrints(algorithm, queries, progress: progress)
             var realThreshold: Double?
             for target in hours.sorted() {
-                let started = Date()
-                let catalog = Catalog(algorithm: algorithm)
-                for (name, print) in zip(real[a].names, prints) { catalog.add(print, name: name) }
-                var synthetic = 0, seconds = catalog.duration
-                while seconds < target * 3600 {
-                    let model = prints[synthetic % prints.count]
-                    catalog.add(model.redrawingKeys(from: pool, seed: derivedSeed(benchmark.seed, "synthetic", "\(synthetic)"))!, name: "synthetic-\(synthetic)")
-                    seconds += model.duration
-                    synthetic += 1
-                }
-                catalog.seal()
-                let built = Date().timeIntervalSince(started)
-                var point = try measure(catalog, queries: queries, prints: asked, algorithm: algorithm, realThreshold: &realThreshold, progress: progress)
-                point.syntheticTracks = synthetic
-                point.buildSeconds = built
+                let tracks = Tracks(names: real[a].names, prints: prints, pool: pool, seed: benchmark.seed, hours: target)
+                let searched = slices > 1 ? try searchSlices(tracks, algorithm: algorithm, queries: asked, progress: progress)
+                    : try search(tracks, algorithm: algorithm, queries: asked, progress: progress)
+                var point = measure(searched, queries: queries, algorithm: algorithm, realThreshold: &realThreshold)
+                point.syntheticTracks = tracks.durations.count - prints.count
                 points.append(point)
             }
         }
@@ -100,19 +94,113 @@ public struct SyntheticScale {
         }
     }
 
-    private func measure(_ catalog: Catalog, queries: [BenchmarkQuery], prints: [AnyFingerprint?], algorithm: AnyAlgorithm,
-                         realThreshold: inout Double?, progress: ProgressReporter) throws -> Point {
-        progress.start(String(format: "searching %.0f h", catalog.duration / 3600), total: queries.count)
-        let answers = try parallelMap(queries.count, threads: benchmark.threads) { q -> Result<(top: Match?, milliseconds: Double)?, Error> in
+    /// The real tracks, then synthetic ones (the real ones with their keys redrawn, seeded by their
+    /// number) until `hours` are reached.
+    struct Tracks {
+        var names: [String], prints: [AnyFingerprint], pool: [UInt32], seed: UInt64
+        var durations: [Double]
+
+        init(names: [String], prints: [AnyFingerprint], pool: [UInt32], seed: UInt64, hours: Double) {
+            (self.names, self.prints, self.pool, self.seed) = (names, prints, pool, seed)
+            durations = prints.map(\.duration)
+            var seconds = durations.reduce(0, +)
+            while seconds < hours * 3600 {
+                durations.append(prints[(durations.count - prints.count) % prints.count].duration)
+                seconds += durations.last!
+                self.names.append("synthetic-\(durations.count - 1 - prints.count)")
+            }
+        }
+
+        /// Track `t`'s fingerprint; a synthetic one is made anew each time (`redrawn: false`: its model, whose
+        /// timing it keeps, for a track that is only laid out).
+        func print(_ t: Int, redrawn: Bool = true) -> AnyFingerprint {
+            guard t >= prints.count else { return prints[t] }
+            let synthetic = t - prints.count, model = prints[synthetic % prints.count]
+            return redrawn ? model.redrawingKeys(from: pool, seed: derivedSeed(seed, "synthetic", "\(synthetic)"))! : model
+        }
+
+        func catalog(_ algorithm: AnyAlgorithm) -> Catalog {
+            let catalog = Catalog(algorithm: algorithm)
+            for t in durations.indices { catalog.add(print(t), name: names[t]) }
+            catalog.seal()
+            return catalog
+        }
+    }
+
+    /// What the searches of one size found: each query's top answer (threshold not applied) and CPU.
+    struct Searched {
+        var answers: [(top: (reference: String, comparison: Comparison)?, milliseconds: Double)?]
+        var indexBytes: Int, printBytes: Int, hours: Double, buildSeconds: Double
+    }
+
+    private func search(_ tracks: Tracks, algorithm: AnyAlgorithm, queries prints: [AnyFingerprint?], progress: ProgressReporter) throws -> Searched {
+        let started = Date(), catalog = tracks.catalog(algorithm), built = Date().timeIntervalSince(started)
+        progress.start(String(format: "searching %.0f h", catalog.duration / 3600), total: prints.count)
+        defer { progress.finish() }
+        let answers = try parallelMap(prints.count, threads: benchmark.threads) { q -> Result<(top: (reference: String, comparison: Comparison)?, milliseconds: Double)?, Error> in
             defer { progress.advance() }
             guard let print = prints[q] else { return .success(nil) }
             return Result {
                 let start = threadCPUSeconds()
                 let top = try catalog.search(print, limit: 1, applyingThreshold: false).first
-                return (top, 1000 * (threadCPUSeconds() - start))
+                return (top.map { ($0.reference, $0.comparison) }, 1000 * (threadCPUSeconds() - start))
             }
         }.map { try $0.get() }
+        return Searched(answers: answers, indexBytes: catalog.indexByteCount, printBytes: catalog.byteCount - catalog.indexByteCount,
+                        hours: catalog.duration / 3600, buildSeconds: built)
+    }
+
+    /// The same size as `slices` slices, one at a time: every slice's key counts first (its own tracks
+    /// made and counted, then dropped), then each slice built with the whole catalog's common keys and
+    /// searched, and each query's candidates over the slices ranked as the whole catalog's.
+    private func searchSlices(_ tracks: Tracks, algorithm: AnyAlgorithm, queries prints: [AnyFingerprint?], progress: ProgressReporter) throws -> Searched {
+        let started = Date(), ranges = CatalogSlices.ranges(durations: tracks.durations, count: slices)
+        progress.start("counting keys of \(slices) slices", total: slices)
+        let whole = KeyCounts.whole(ranges.compactMap { range in
+            defer { progress.advance() }
+            let counter = KeyCounter(algorithm: algorithm)
+            for t in range { counter.add(tracks.print(t)) }
+            return counter.counts
+        })
+        var candidates = prints.map { _ in [[Catalog.VerifiedCandidate]]() }, milliseconds = prints.map { _ in 0.0 }
+        var indexBytes = 0, printBytes = 0, built = Date().timeIntervalSince(started)
+        for (j, range) in ranges.enumerated() {
+            progress.start(String(format: "building slice %d of %d", j + 1, slices), total: 1)
+            let building = Date()
+            let roles = CatalogSlices.roles(durations: tracks.durations, owned: range, reach: 2 * length)
+            let slice = Catalog(slicing: algorithm, whole: whole)
+            for t in tracks.durations.indices { slice.add(tracks.print(t, redrawn: roles[t] != .laidOut), name: tracks.names[t], checksum: "", role: roles[t]) }
+            slice.seal()
+            built += Date().timeIntervalSince(building)
+            indexBytes = max(indexBytes, slice.indexByteCount)
+            printBytes = max(printBytes, slice.byteCount - slice.indexByteCount)
+            progress.start(String(format: "searching slice %d of %d", j + 1, slices), total: prints.count)
+            let found = try parallelMap(prints.count, threads: benchmark.threads) { q -> Result<([Catalog.VerifiedCandidate], Double), Error> in
+                defer { progress.advance() }
+                guard let print = prints[q] else { return .success(([], 0)) }
+                return Result {
+                    let start = threadCPUSeconds()
+                    let verified = try slice.sliceCandidates(print, limit: 1)
+                    return (verified, 1000 * (threadCPUSeconds() - start))
+                }
+            }.map { try $0.get() }
+            for q in found.indices {
+                candidates[q].append(found[q].0)
+                milliseconds[q] += found[q].1
+            }
+        }
         progress.finish()
+        let kept = Catalog(algorithm: algorithm).isIndexed ? Catalog.defaultVerified : nil
+        let answers = prints.indices.map { q -> (top: (reference: String, comparison: Comparison)?, milliseconds: Double)? in
+            guard prints[q] != nil else { return nil }
+            let top = CatalogSlices.best(candidates[q], kept: kept, limit: 1).first
+            return (top.map { (tracks.names[$0.reference], $0.comparison) }, milliseconds[q])
+        }
+        return Searched(answers: answers, indexBytes: indexBytes, printBytes: printBytes, hours: tracks.durations.reduce(0, +) / 3600, buildSeconds: built)
+    }
+
+    private func measure(_ searched: Searched, queries: [BenchmarkQuery], algorithm: AnyAlgorithm, realThreshold: inout Double?) -> Point {
+        let answers = searched.answers
         let negatives = queries.indices.filter { queries[$0].negative }
         let scores = negatives.map { answers[$0]?.top?.comparison.score ?? 0 }
         let calibration = Calibration.Length(length: length, calibrationScores: stride(from: 0, to: scores.count, by: 2).map { scores[$0] },
@@ -126,8 +214,8 @@ public struct SyntheticScale {
         }
         let times = answers.compactMap { $0?.milliseconds }.sorted()
         func quantile(_ p: Double) -> Double { times.isEmpty ? 0 : times[min(times.count - 1, Int(p * Double(times.count)))] }
-        return Point(algorithm: algorithm.identifier, hours: catalog.duration / 3600, syntheticTracks: 0, indexBytes: catalog.indexByteCount,
-                     printBytes: catalog.byteCount - catalog.indexByteCount, buildSeconds: 0, peakResidentBytes: peakResidentBytes(),
+        return Point(algorithm: algorithm.identifier, hours: searched.hours, syntheticTracks: 0, indexBytes: searched.indexBytes,
+                     printBytes: searched.printBytes, buildSeconds: searched.buildSeconds, peakResidentBytes: peakResidentBytes(),
                      searchMilliseconds: quantile(0.5), searchMilliseconds90: quantile(0.9), positives: positives.count, correct: correct,
                      threshold: calibration.threshold, heldOutNegatives: calibration.heldOutScores.count,
                      heldOutFalsePositives: calibration.heldOutFalsePositives,
