@@ -20,8 +20,7 @@ public struct CatalogShard: Sendable, Codable, Equatable {
 
     /// "J/M" with 0 <= J < M <= 10,000.
     public init(parsing text: String) throws {
-        let parts = text.split(separator: "/").map { Int($0) }
-        guard parts.count == 2, let j = parts[0], let m = parts[1], m >= 1, m <= 10_000, j >= 0, j < m else {
+        guard let (j, m) = Shard.part(text) else {
             throw DatasetError(path: "--catalog-shard \(text)", reason: "write J/M with 0 <= J < M <= 10,000: slice J of the catalog split into M")
         }
         self.init(index: j, count: m)

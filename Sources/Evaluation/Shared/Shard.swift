@@ -28,11 +28,17 @@ public struct Shard: Sendable, Codable, Equatable {
 
     /// "I/N" with 0 <= I < N <= 10,000.
     public init(parsing text: String) throws {
-        let parts = text.split(separator: "/").map { Int($0) }
-        guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, n <= 10_000, i >= 0, i < n else {
+        guard let (i, n) = Self.part(text) else {
             throw DatasetError(path: "--shard \(text)", reason: "write I/N with 0 <= I < N <= 10,000 (Slurm: --shard $SLURM_ARRAY_TASK_ID/N with --array=0-(N-1))")
         }
         self.init(index: i, count: n)
+    }
+
+    /// Part I of N, from "I/N" with 0 <= I < N <= 10,000; nil for anything else.
+    static func part(_ text: String) -> (index: Int, count: Int)? {
+        let parts = text.split(separator: "/").map { Int($0) }
+        guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, n <= 10_000, i >= 0, i < n else { return nil }
+        return (i, n)
     }
 
     func includes(_ item: Int) -> Bool { item % count == index }
