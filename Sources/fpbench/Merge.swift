@@ -8,7 +8,9 @@ struct Merge: ParsableCommand {
         abstract: "Gather the parts of a sharded benchmark, suite run or sweep into the results an unsharded run writes.",
         discussion: """
         Each part is the results.json of `fpbench benchmark --shard I/N` or `fpbench run --shard I/N`, or \
-        the sweep.json of `fpbench sweep ... --shard I/N` (I from 0 to N-1). The merged \
+        the sweep.json of `fpbench sweep ... --shard I/N` (I from 0 to N-1). Parts of a benchmark whose \
+        catalog was split (`--catalog-shard J/M`, with or without --shard) hold each slice's candidates: \
+        give every slice of every query part, and the merge ranks them as the whole catalog does. The merged \
         results.json, summary, tables and figures are byte for byte those of the same benchmark run \
         without --shard (the costs section aside: each shard measured its own). A missing or repeated \
         part is named; a part from another configuration (seed, dataset manifest, version, spec, \
