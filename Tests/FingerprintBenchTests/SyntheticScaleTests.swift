@@ -35,6 +35,9 @@ import Testing
         #expect(Double(points[1].indexBytes) > 3.5 * Double(points[0].indexBytes), "\(points.map(\.indexBytes))")
         // Clean queries find their real track among five times as many synthetic ones.
         #expect(points.allSatisfy { $0.positives == 8 && $0.correct >= 7 && $0.heldOutNegatives == 4 }, "\(points.map(\.correct))")
+        // Asked for the larger size alone, the last column still holds the real catalog's threshold.
+        let alone = try SyntheticScale(benchmark: configuration, hours: [5 * realHours], length: 5).run()
+        #expect(alone[0].falsePositivesAtRealThreshold == points[1].falsePositivesAtRealThreshold && alone[0].threshold == points[1].threshold)
         // Built and searched as three slices, one at a time: the whole catalog's answers, a third of its prints held at once.
         var sliced = SyntheticScale(benchmark: configuration, hours: [realHours, 5 * realHours], length: 5)
         sliced.slices = 3

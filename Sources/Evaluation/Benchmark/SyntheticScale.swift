@@ -70,12 +70,14 @@ public struct SyntheticScale {
                 throw DatasetError(path: algorithm.identifier, reason: "its fingerprints have no keys to redraw (the synthetic scale test takes constellation, panako or haitsma-kalker)")
             }
             let asked = queryPrints(algorithm, queries, progress: progress)
-            var realThreshold: Double?
+            // The threshold calibrated on the real catalog alone, whatever the sizes asked.
+            let realOnly = Tracks(names: real[a].names, prints: prints, pool: pool, seed: benchmark.seed, hours: 0)
+            let realThreshold = calibration(try search(realOnly, algorithm: algorithm, queries: asked, progress: progress), queries: queries).threshold
             for target in hours.sorted() {
                 let tracks = Tracks(names: real[a].names, prints: prints, pool: pool, seed: benchmark.seed, hours: target)
                 let searched = slices > 1 ? try searchSlices(tracks, algorithm: algorithm, queries: asked, progress: progress)
                     : try search(tracks, algorithm: algorithm, queries: asked, progress: progress)
-                var point = measure(searched, queries: queries, algorithm: algorithm, realThreshold: &realThreshold)
+                var point = measure(searched, queries: queries, algorithm: algorithm, realThreshold: realThreshold)
                 point.syntheticTracks = tracks.durations.count - prints.count
                 points.append(point)
             }
@@ -199,14 +201,16 @@ public struct SyntheticScale {
         return Searched(answers: answers, indexBytes: indexBytes, printBytes: printBytes, hours: tracks.durations.reduce(0, +) / 3600, buildSeconds: built)
     }
 
-    private func measure(_ searched: Searched, queries: [BenchmarkQuery], algorithm: AnyAlgorithm, realThreshold: inout Double?) -> Point {
-        let answers = searched.answers
-        let negatives = queries.indices.filter { queries[$0].negative }
-        let scores = negatives.map { answers[$0]?.top?.comparison.score ?? 0 }
-        let calibration = Calibration.Length(length: length, calibrationScores: stride(from: 0, to: scores.count, by: 2).map { scores[$0] },
-                                             heldOutScores: stride(from: 1, to: scores.count, by: 2).map { scores[$0] },
-                                             target: benchmark.spec.falsePositiveTarget)
-        if realThreshold == nil { realThreshold = calibration.threshold }
+    /// The threshold calibrated on the even-numbered negatives' top scores, the odd-numbered held out.
+    private func calibration(_ searched: Searched, queries: [BenchmarkQuery]) -> Calibration.Length {
+        let scores = queries.indices.filter { queries[$0].negative }.map { searched.answers[$0]?.top?.comparison.score ?? 0 }
+        return Calibration.Length(length: length, calibrationScores: stride(from: 0, to: scores.count, by: 2).map { scores[$0] },
+                                  heldOutScores: stride(from: 1, to: scores.count, by: 2).map { scores[$0] },
+                                  target: benchmark.spec.falsePositiveTarget)
+    }
+
+    private func measure(_ searched: Searched, queries: [BenchmarkQuery], algorithm: AnyAlgorithm, realThreshold: Double) -> Point {
+        let answers = searched.answers, calibration = calibration(searched, queries: queries)
         let positives = queries.indices.filter { !queries[$0].negative }
         let correct = positives.count { q in
             guard let top = answers[q]?.top, top.comparison.score > calibration.threshold else { return false }
@@ -219,6 +223,6 @@ public struct SyntheticScale {
                      searchMilliseconds: quantile(0.5), searchMilliseconds90: quantile(0.9), positives: positives.count, correct: correct,
                      threshold: calibration.threshold, heldOutNegatives: calibration.heldOutScores.count,
                      heldOutFalsePositives: calibration.heldOutFalsePositives,
-                     falsePositivesAtRealThreshold: calibration.heldOutScores.count { $0 > realThreshold! })
+                     falsePositivesAtRealThreshold: calibration.heldOutScores.count { $0 > realThreshold })
     }
 }
