@@ -131,7 +131,7 @@ public struct SyntheticScale {
 
     /// What the searches of one size found: each query's top answer (threshold not applied) and CPU.
     struct Searched {
-        var answers: [(top: (reference: String, comparison: Comparison)?, milliseconds: Double)?]
+        var answers: [(top: Match?, milliseconds: Double)?]
         var indexBytes: Int, printBytes: Int, hours: Double, buildSeconds: Double
     }
 
@@ -139,17 +139,24 @@ public struct SyntheticScale {
         let started = Date(), catalog = tracks.catalog(algorithm), built = Date().timeIntervalSince(started)
         progress.start(String(format: "searching %.0f h", catalog.duration / 3600), total: prints.count)
         defer { progress.finish() }
-        let answers = try parallelMap(prints.count, threads: benchmark.threads) { q -> Result<(top: (reference: String, comparison: Comparison)?, milliseconds: Double)?, Error> in
+        let answers = try timed(prints, progress: progress) { try catalog.search($0, limit: 1, applyingThreshold: false).first }
+            .map { $0.map { (top: $0.value, milliseconds: $0.milliseconds) } }
+        return Searched(answers: answers, indexBytes: catalog.indexByteCount, printBytes: catalog.byteCount - catalog.indexByteCount,
+                        hours: catalog.duration / 3600, buildSeconds: built)
+    }
+
+    /// `body` for every query that has a fingerprint, on every thread, with its CPU milliseconds (nil: none).
+    private func timed<T>(_ prints: [AnyFingerprint?], progress: ProgressReporter,
+                          _ body: (AnyFingerprint) throws -> T) throws -> [(value: T, milliseconds: Double)?] {
+        try parallelMap(prints.count, threads: benchmark.threads) { q -> Result<(value: T, milliseconds: Double)?, Error> in
             defer { progress.advance() }
             guard let print = prints[q] else { return .success(nil) }
             return Result {
                 let start = threadCPUSeconds()
-                let top = try catalog.search(print, limit: 1, applyingThreshold: false).first
-                return (top.map { ($0.reference, $0.comparison) }, 1000 * (threadCPUSeconds() - start))
+                let value = try body(print)
+                return (value, 1000 * (threadCPUSeconds() - start))
             }
         }.map { try $0.get() }
-        return Searched(answers: answers, indexBytes: catalog.indexByteCount, printBytes: catalog.byteCount - catalog.indexByteCount,
-                        hours: catalog.duration / 3600, buildSeconds: built)
     }
 
     /// The same size as `slices` slices, one at a time: every slice's key counts first (its own tracks
@@ -177,26 +184,18 @@ public struct SyntheticScale {
             indexBytes = max(indexBytes, slice.indexByteCount)
             printBytes = max(printBytes, slice.byteCount - slice.indexByteCount)
             progress.start(String(format: "searching slice %d of %d", j + 1, slices), total: prints.count)
-            let found = try parallelMap(prints.count, threads: benchmark.threads) { q -> Result<([Catalog.VerifiedCandidate], Double), Error> in
-                defer { progress.advance() }
-                guard let print = prints[q] else { return .success(([], 0)) }
-                return Result {
-                    let start = threadCPUSeconds()
-                    let verified = try slice.sliceCandidates(print, limit: 1)
-                    return (verified, 1000 * (threadCPUSeconds() - start))
-                }
-            }.map { try $0.get() }
-            for q in found.indices {
-                candidates[q].append(found[q].0)
-                milliseconds[q] += found[q].1
+            let found = try timed(prints, progress: progress) { try slice.sliceCandidates($0, limit: 1) }
+            for (q, answer) in found.enumerated() {
+                candidates[q].append(answer?.value ?? [])
+                milliseconds[q] += answer?.milliseconds ?? 0
             }
         }
         progress.finish()
         let kept = Catalog(algorithm: algorithm).isIndexed ? Catalog.defaultVerified : nil
-        let answers = prints.indices.map { q -> (top: (reference: String, comparison: Comparison)?, milliseconds: Double)? in
+        let answers = prints.indices.map { q -> (top: Match?, milliseconds: Double)? in
             guard prints[q] != nil else { return nil }
             let top = CatalogSlices.best(candidates[q], kept: kept, limit: 1).first
-            return (top.map { (tracks.names[$0.reference], $0.comparison) }, milliseconds[q])
+            return (top.map { Match(reference: tracks.names[$0.reference], comparison: $0.comparison) }, milliseconds[q])
         }
         return Searched(answers: answers, indexBytes: indexBytes, printBytes: printBytes, hours: tracks.durations.reduce(0, +) / 3600, buildSeconds: built)
     }

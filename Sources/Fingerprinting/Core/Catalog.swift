@@ -62,6 +62,11 @@ public struct BruteForceIndex<Print: Fingerprint>: FingerprintIndex {
 public struct Match: Sendable, Equatable {
     public var reference: String
     public var comparison: Comparison
+
+    public init(reference: String, comparison: Comparison) {
+        self.reference = reference
+        self.comparison = comparison
+    }
 }
 
 /// References of one algorithm, searchable: add references, then ask for the best matches of a query.
