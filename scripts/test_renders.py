@@ -68,11 +68,11 @@ def namespace_problem():
     return None if probe.returncode == 0 else probe.stderr.decode(errors="replace").strip()
 
 RENDER_IN_CHILD = """
-import json, sys
+import json, os, sys
 sys.path.insert(0, sys.argv[1])
 import render_audio
 entry, audio, sound_sets, patches = json.loads(sys.argv[2])
-render_audio.render(entry, audio, sound_sets, lambda archive: patches)
+render_audio.render(entry, audio, sound_sets, lambda archive: patches, os.path.join(audio, entry["path"]))
 """
 
 class HermeticRenders(unittest.TestCase):
@@ -86,10 +86,11 @@ class HermeticRenders(unittest.TestCase):
     def rendered(self, entry, decoy=None):
         """The SHA-256 of `entry` rendered by render_audio, here or (decoy) in the decoy system."""
         out = os.path.join(audio, entry["path"])
+        os.makedirs(os.path.dirname(out), exist_ok=True)
         if os.path.exists(out):
             os.remove(out)
         if decoy is None:
-            self.assertIsNone(render_audio.render(entry, audio, manifest["soundSets"], lambda archive: patches))
+            self.assertIsNone(render_audio.render(entry, audio, manifest["soundSets"], lambda archive: patches, out))
         else:
             child = in_namespace(decoy, [sys.executable, "-c", RENDER_IN_CHILD, SCRIPTS,
                                          json.dumps([entry, audio, manifest["soundSets"], patches])])
@@ -142,7 +143,7 @@ class CompleteSoundSet(unittest.TestCase):
         entry = short("timidity")
         sound_sets = {entry["soundSet"]: dict(manifest["soundSets"][entry["soundSet"]], substitutes={})}
         with self.assertRaises(render_audio.RenderError) as refused:
-            render_audio.render(entry, audio, sound_sets, lambda archive: patches)
+            render_audio.render(entry, audio, sound_sets, lambda archive: patches, os.path.join(work, "refused.wav"))
         self.assertIn("program 3, program 11, program 17, program 90", str(refused.exception))
 
 if __name__ == "__main__":

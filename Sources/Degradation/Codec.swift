@@ -40,8 +40,7 @@ public struct Codec: Degradation {
 
     /// The decoded audio, the delay removed (samples) and the bitrate (bits per second of audio).
     public func coded(_ audio: Audio) throws -> (audio: Audio, delay: Int, bitrate: Double) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-codec-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try ScratchFolder.make("codec")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("coded.\(container.rawValue)").path
         let input = try audio.resampled(to: codingRate(audio.sampleRate), label: "codec")

@@ -1,3 +1,4 @@
+import AudioIO
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -17,9 +18,16 @@ public struct ChildRun: Sendable {
     public var errors: String
     /// Killed after the time limit.
     public var timedOut: Bool
+    /// Killed for printing more than `outputLimit` bytes.
+    public var flooded: Bool = false
 
-    /// The exit status, a signal or the time limit, said for a person.
+    /// What a child may print, standard output and error together, before it is stopped: about half a million
+    /// answer lines, far beyond any honest call; a child printing without end would otherwise fill the disk.
+    public static let outputLimit = 64 << 20
+
+    /// The exit status, a signal, the time limit or the output limit, said for a person.
     public var ending: String {
+        if flooded { return "stopped after printing more than \(Self.outputLimit >> 20) MiB" }
         if timedOut { return "stopped after its time limit" }
         return status > 128 ? "killed by signal \(status - 128)" : "exit status \(status)"
     }
@@ -27,12 +35,12 @@ public struct ChildRun: Sendable {
     /// Runs `executable` with `arguments`; standard output is captured (through a file, so a child that
     /// hangs cannot block the reader), standard error kept (last 4 KiB) when `keepErrors`, else discarded.
     /// `wholeGroup`: the peak memory counts the child's subprocesses too (see `PeakWatch`).
-    /// `environment` entries replace or add to this process's. Past `timeout` seconds of wall time the
-    /// child's whole process group is killed (it runs in its own group, so a wrapper's children go too).
+    /// `environment` entries replace or add to this process's. Past `timeout` seconds of wall time, or once
+    /// it has printed `outputLimit` bytes, the child's whole process group is killed (it runs in its own
+    /// group, so a wrapper's children go too), and so is any descendant that left the group (`Orphans`).
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                            timeout: Double? = nil, keepErrors: Bool = false, wholeGroup: Bool = false) throws -> ChildRun {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-child-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try ScratchFolder.make("child")
         defer { try? FileManager.default.removeItem(at: folder) }
         let outPath = folder.appendingPathComponent("stdout").path, errPath = keepErrors ? folder.appendingPathComponent("stderr").path : "/dev/null"
         var actions = posix_spawn_file_actions_t()
@@ -53,29 +61,95 @@ public struct ChildRun: Sendable {
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         let clock = ContinuousClock.now
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard spawned == 0 else {
-            throw NSError(domain: NSPOSIXErrorDomain, code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(spawned)))"])
+        let spawned = Orphans.spawning { posix_spawn(&pid, executable, &actions, &attributes, argv, envp) == 0 ? pid : nil }
+        guard spawned != nil else {
+            throw NSError(domain: NSPOSIXErrorDomain, code: Int(errno), userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(errno)))"])
         }
+        defer { Orphans.finished(pid) }
         let peak = PeakWatch(pid: pid, group: wholeGroup)
-        var status: Int32 = 0, usage = rusage(), timedOut = false
+        var status: Int32 = 0, usage = rusage(), timedOut = false, flooded = false, polls = 0
         while wait4(pid, &status, WNOHANG, &usage) == 0 {
             peak.sample(group: false)  // the child's own mark, cheap; the watcher thread scans its group
             if let timeout, !timedOut, (ContinuousClock.now - clock) > .seconds(timeout) {
                 kill(-pid, SIGKILL)
                 timedOut = true
             }
+            polls += 1
+            if !flooded, polls % 10 == 0, size(outPath) + (keepErrors ? size(errPath) : 0) > outputLimit {
+                kill(-pid, SIGKILL)
+                flooded = true
+            }
             usleep(1000)
         }
         kill(-pid, SIGKILL)  // anything the child left running in its group
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         let exited = status & 0x7f == 0
-        let errors = keepErrors ? String(decoding: (FileManager.default.contents(atPath: errPath) ?? Data()).suffix(4096), as: UTF8.self) : ""
+        let errors = keepErrors ? String(decoding: read(errPath, last: 4096), as: UTF8.self) : ""
         let elapsed = ContinuousClock.now - clock
-        return ChildRun(status: exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
-                        wallSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                        peakResidentBytes: peak.bytes, output: FileManager.default.contents(atPath: outPath) ?? Data(),
-                        errors: errors, timedOut: timedOut)
+        var run = ChildRun(status: exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+                           wallSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                           peakResidentBytes: peak.bytes, output: read(outPath, first: outputLimit), errors: errors, timedOut: timedOut)
+        run.flooded = flooded
+        return run
+    }
+
+    private static func size(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
+    }
+
+    /// At most the first `first` or the last `last` bytes of a file.
+    private static func read(_ path: String, first: Int? = nil, last: Int? = nil) -> Data {
+        guard let file = FileHandle(forReadingAtPath: path) else { return Data() }
+        defer { try? file.close() }
+        if let last { try? file.seek(toOffset: UInt64(max(0, size(path) - last))) }
+        return (try? file.read(upToCount: first ?? last ?? 0)) ?? Data()
+    }
+}
+
+/// Descendants that leave a child's process group (a daemon that calls `setsid`) survive the group's kill.
+/// This process is made their subreaper (Linux), so they become its children when their parent dies; once
+/// no child of ours is running, every child that is not one we started is such a leftover, and is killed.
+enum Orphans {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var running = Set<pid_t>()
+    /// prctl(PR_SET_CHILD_SUBREAPER = 36, 1): C's prctl is variadic, which Swift cannot call, so it is taken by name.
+    private static let subreaper: Void = {
+        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+        if let symbol = dlsym(nil, "prctl") {  // nil: RTLD_DEFAULT, every loaded library
+            _ = unsafeBitCast(symbol, to: Prctl.self)(36, 1, 0, 0, 0)
+        }
+    }()
+
+    static func spawning(_ spawn: () -> pid_t?) -> pid_t? {
+        _ = subreaper
+        return lock.withLock {
+            let pid = spawn()
+            if let pid { running.insert(pid) }
+            return pid
+        }
+    }
+
+    static func finished(_ pid: pid_t) {
+        lock.withLock {
+            running.remove(pid)
+            guard running.isEmpty else { return }
+            for orphan in children(of: getpid()) {
+                kill(orphan, SIGKILL)
+                var status: Int32 = 0
+                waitpid(orphan, &status, 0)
+            }
+        }
+    }
+
+    /// The processes whose parent is `parent`, from /proc/N/stat ("N (name) state ppid ...").
+    static func children(of parent: pid_t) -> [pid_t] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { pid_t($0) }.filter { member in
+            guard let stat = try? String(contentsOfFile: "/proc/\(member)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == parent
+        }
     }
 }
 

@@ -91,13 +91,12 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
     }
 
     public func fingerprint(_ audio: Audio, role: FingerprintRole) throws -> ExternalFingerprint {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-external-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try ScratchFolder.make("external")
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("input.wav").path
         try AudioWriter.write(audio, to: input)
         let started = Date()
-        let stdout = try run(configuration.command.map { $0 == "{input}" ? input : $0 }, folder: folder)
+        let stdout = try run(configuration.command.map { $0 == "{input}" ? input : $0 })
         let words = try parse(stdout)
         return ExternalFingerprint(words: words, step: configuration.wordDuration, duration: audio.duration,
                                    commandSeconds: Date().timeIntervalSince(started))
@@ -115,26 +114,22 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
         configuration.search == .words ? .words(WordLookup(flippingBits: false)) : .bruteForce(BruteForceIndex())
     }
 
-    private func run(_ arguments: [String], folder: URL) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = folder.appendingPathComponent("stderr.txt")
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: errors)
-        do { try process.run() } catch {
+    /// A fingerprint of an hour takes fpcalc well under a second; ten minutes means the command hangs.
+    static let timeoutSeconds = 600.0
+
+    private func run(_ arguments: [String]) throws -> Data {
+        guard let program = executablePath(arguments[0]) else {
+            throw ExternalCommandError(command: arguments, reason: "\(arguments[0]) \(notRunnable(arguments[0])) (not installed? \(configuration.install))")
+        }
+        let child: ChildRun
+        do { child = try ChildRun.run(program, Array(arguments.dropFirst()), timeout: Self.timeoutSeconds, keepErrors: true) } catch {
             throw ExternalCommandError(command: arguments, reason: "cannot start: \(error)")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let message = (try? String(contentsOf: errors, encoding: .utf8))?.split(separator: "\n").first.map(String.init) ?? ""
-            let hint = process.terminationStatus == 127 ? " (not installed? \(configuration.install))" : ""
-            throw ExternalCommandError(command: arguments, reason: "exit status \(process.terminationStatus)\(hint): \(message)")
+        guard child.status == 0, !child.timedOut, !child.flooded else {
+            let message = child.errors.split(separator: "\n").first.map(String.init) ?? ""
+            throw ExternalCommandError(command: arguments, reason: "\(child.ending): \(message)")
         }
-        return data
+        return child.output
     }
 
     private func parse(_ data: Data) throws -> [UInt32] {

@@ -24,7 +24,7 @@ public struct OutsideSystem: Sendable {
         let check = description.version
         let fail = { (why: String) in Result<String, SystemError>.failure(SystemError(system: identifier, reason: "\(why); install: \(description.install)")) }
         let command = expand(check.command, [:])
-        guard let program = executablePath(command[0]) else { return fail("not installed (\(command[0]) not found)") }
+        guard let program = executablePath(command[0]) else { return fail("not installed (\(command[0]) \(notRunnable(command[0])))") }
         guard let run = try? ChildRun.run(program, Array(command.dropFirst()), environment: environment([:]), timeout: 60, keepErrors: true) else {
             return fail("\(command[0]) cannot be started")
         }
@@ -172,7 +172,7 @@ public struct OutsideSystem: Sendable {
     /// One call over `files`: the answer lines it printed, by file, for each file it printed a line about
     /// (a "no match" line too; on failure, only complete lines before the failure), and whether it succeeded.
     func call(_ files: [String], state: URL) -> (outcome: Result<Void, SystemError>, printed: [String: [AnswerFormat.Line]], run: Call?) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-system-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-system-\(getpid())-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = { (path: String) in URL(fileURLWithPath: path).lastPathComponent }
         let name = files.count == 1 ? "query file \(file(files[0]))" : "query files \(file(files[0])) ... \(file(files[files.count - 1]))"
@@ -217,7 +217,7 @@ public struct OutsideSystem: Sendable {
 
     func start(_ command: [String], _ values: [String: String], timeout: Double) throws -> ChildRun {
         guard let program = executablePath(command[0]) else {
-            throw SystemError(system: identifier, reason: "\(command[0]) not found; install: \(description.install)")
+            throw SystemError(system: identifier, reason: "\(command[0]) \(notRunnable(command[0])); install: \(description.install)")
         }
         return try ChildRun.run(program, Array(command.dropFirst()), environment: environment(values), timeout: timeout, keepErrors: true, wholeGroup: true)
     }

@@ -23,7 +23,7 @@ public struct PeerTiming: Sendable, Codable, Equatable {
         var timing = PeerTiming(command: "fpcalc -raw -length 0 FILE", files: 0, audioSeconds: 0, cpuSeconds: [], peakResidentBytes: [])
         for path in paths {
             let child: ChildRun
-            do { child = try ChildRun.run(executable, ["-raw", "-length", "0", path]) } catch { timing.failure = "\(error)"; return timing }
+            do { child = try ChildRun.run(executable, ["-raw", "-length", "0", path], timeout: ExternalAlgorithm.timeoutSeconds) } catch { timing.failure = "\(error)"; return timing }
             // fpcalc exits 3 when its decoder reports an error at the very end of some Ogg files, after
             // printing the whole fingerprint; that still counts as fingerprinted.
             guard child.status == 0 || String(decoding: child.output, as: UTF8.self).contains("FINGERPRINT=") else {
@@ -51,4 +51,14 @@ public func executablePath(_ program: String) -> String? {
     if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? program : nil }
     return (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         .map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+/// Why `executablePath(program)` found nothing: "not found", or "exists but is not executable" (a file without
+/// its execute bit, named or first on PATH).
+public func notRunnable(_ program: String) -> String {
+    let candidates = program.contains("/") ? [program]
+        : (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map { "\($0)/\(program)" }
+    var isFolder: ObjCBool = false
+    let present = candidates.first { FileManager.default.fileExists(atPath: $0, isDirectory: &isFolder) && !isFolder.boolValue }
+    return present.map { "exists but is not executable (\($0): chmod +x)" } ?? "not found"
 }

@@ -68,9 +68,15 @@ struct Datasets: ParsableCommand {
             problems += misfits
             // A file a section uses but the file list does not name is checked too (it has no checksum).
             let listed = Set((m.files + m.renders).map(\.path))
-            for file in m.usedFiles where !listed.contains(file) && !FileManager.default.fileExists(atPath: dataset.path(file)) {
-                missing += 1
-                printError("\(dataset.path(file)): missing (used by the manifest, not in its file list)")
+            // In a manifest that pins its files, such a file would be used unchecked: a problem, not a pass.
+            for file in m.usedFiles where !listed.contains(file) {
+                if !FileManager.default.fileExists(atPath: dataset.path(file)) {
+                    missing += 1
+                    printError("\(dataset.path(file)): missing (used by the manifest, not in its file list)")
+                } else if !listed.isEmpty {
+                    corrupt += 1
+                    printError("\(dataset.path(file)): used by the manifest but not pinned in its files (no SHA-256)")
+                }
             }
             let total = m.files.count + m.renders.count
             if missing + corrupt == 0 {

@@ -58,7 +58,7 @@ public struct Benchmark {
         let index = try c.catalogShard.map { try buildSliceIndex(catalog, shard: $0, algorithms: algorithms, progress: progress, failures: &failures) }
             ?? buildIndex(catalog.tracks, algorithms: algorithms, progress: progress, failures: &failures)
         let systems = indexSystems(catalog.tracks, durations: catalog.durations, skipped: &skipped, progress: progress)
-        let files = SystemQueryFiles(folder: FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-queries-\(UUID().uuidString)"),
+        let files = SystemQueryFiles(folder: try ScratchFolder.make("queries"),
                                      rates: Set(systems.map(\.system.description.audio.sampleRate)).sorted())
         defer { try? FileManager.default.removeItem(at: files.folder) }
         let answered = queries.indices.filter { c.shard?.includes($0) ?? true }.map { queries[$0] }

