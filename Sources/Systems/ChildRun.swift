@@ -1,5 +1,6 @@
 import AudioIO
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,7 +38,7 @@ public struct ChildRun: Sendable {
     /// `wholeGroup`: the peak memory counts the child's subprocesses too (see `PeakWatch`).
     /// `environment` entries replace or add to this process's. Past `timeout` seconds of wall time, or once
     /// it has printed `outputLimit` bytes, the child's whole process group is killed (it runs in its own
-    /// group, so a wrapper's children go too), and so is any descendant that left the group (`Orphans`).
+    /// group, so a wrapper's children go too), and so is any descendant that left the group (`Descendants`).
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                            timeout: Double? = nil, keepErrors: Bool = false, wholeGroup: Bool = false) throws -> ChildRun {
         let folder = try ScratchFolder.make("child")
@@ -58,14 +59,15 @@ public struct ChildRun: Sendable {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
+        let token = Descendants.token()
+        merged[Descendants.variable] = token
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         let clock = ContinuousClock.now
-        let spawned = Orphans.spawning { posix_spawn(&pid, executable, &actions, &attributes, argv, envp) == 0 ? pid : nil }
-        guard spawned != nil else {
-            throw NSError(domain: NSPOSIXErrorDomain, code: Int(errno), userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(errno)))"])
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard spawned == 0 else {
+            throw NSError(domain: NSPOSIXErrorDomain, code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(spawned)))"])
         }
-        defer { Orphans.finished(pid) }
         let peak = PeakWatch(pid: pid, group: wholeGroup)
         var status: Int32 = 0, usage = rusage(), timedOut = false, flooded = false, polls = 0
         while wait4(pid, &status, WNOHANG, &usage) == 0 {
@@ -82,6 +84,7 @@ public struct ChildRun: Sendable {
             usleep(1000)
         }
         kill(-pid, SIGKILL)  // anything the child left running in its group
+        Descendants.kill(carrying: token)  // and anything that left the group
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         let exited = status & 0x7f == 0
         let errors = keepErrors ? String(decoding: read(errPath, last: 4096), as: UTF8.self) : ""
@@ -108,47 +111,19 @@ public struct ChildRun: Sendable {
 }
 
 /// Descendants that leave a child's process group (a daemon that calls `setsid`) survive the group's kill.
-/// This process is made their subreaper (Linux), so they become its children when their parent dies; once
-/// no child of ours is running, every child that is not one we started is such a leftover, and is killed.
-enum Orphans {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var running = Set<pid_t>()
-    /// prctl(PR_SET_CHILD_SUBREAPER = 36, 1): C's prctl is variadic, which Swift cannot call, so it is taken by name.
-    private static let subreaper: Void = {
-        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
-        if let symbol = dlsym(nil, "prctl") {  // nil: RTLD_DEFAULT, every loaded library
-            _ = unsafeBitCast(symbol, to: Prctl.self)(36, 1, 0, 0, 0)
-        }
-    }()
+/// Every child is started with a token of its run in its environment, which its descendants inherit; once
+/// the child is gone, any process still carrying the token is one of those, and is killed.
+enum Descendants {
+    static let variable = "FPBENCH_CHILD_RUN"
+    private static let counter = Mutex(0)
 
-    static func spawning(_ spawn: () -> pid_t?) -> pid_t? {
-        _ = subreaper
-        return lock.withLock {
-            let pid = spawn()
-            if let pid { running.insert(pid) }
-            return pid
-        }
-    }
+    static func token() -> String { "\(getpid())-\(counter.withLock { $0 += 1; return $0 })" }
 
-    static func finished(_ pid: pid_t) {
-        lock.withLock {
-            running.remove(pid)
-            guard running.isEmpty else { return }
-            for orphan in children(of: getpid()) {
-                kill(orphan, SIGKILL)
-                var status: Int32 = 0
-                waitpid(orphan, &status, 0)
-            }
-        }
-    }
-
-    /// The processes whose parent is `parent`, from /proc/N/stat ("N (name) state ppid ...").
-    static func children(of parent: pid_t) -> [pid_t] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { pid_t($0) }.filter { member in
-            guard let stat = try? String(contentsOfFile: "/proc/\(member)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && pid_t(fields[1]) == parent
+    static func kill(carrying token: String) {
+        let needle = Data("\(variable)=\(token)\0".utf8)
+        for pid in ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap({ pid_t($0) }) where pid != getpid() {
+            guard let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ"), environment.range(of: needle) != nil else { continue }
+            Glibc.kill(pid, SIGKILL)
         }
     }
 }

@@ -187,6 +187,7 @@ public struct OutsideSystem: Sendable {
                             timeout: description.query.timeoutSecondsPerCall + description.query.timeoutSecondsPerQuery * Double(files.count))
         } catch { return (.failure(fail("\(error)")), [:], nil) }
         let measured = Call(queries: files.count, cpuSeconds: run.cpuSeconds, wallSeconds: run.wallSeconds, peakResidentBytes: run.peakResidentBytes)
+        if run.flooded { return (.failure(fail("\(run.ending): \(Self.lastWords(run.errors))")), [:], measured) }
         var text = String(decoding: run.output, as: UTF8.self)
         let succeeded = run.status == 0 && !run.timedOut
         if !succeeded, let cut = text.lastIndex(of: "\n") { text = String(text[...cut]) } else if !succeeded { text = "" }

@@ -238,3 +238,27 @@ import Testing
         #expect(throws: (any Error).self) { try CompactCoding.decode(Wrapped.self, from: good) }
     }
 }
+
+/// Words as a test writes them (slice comes from `WordFingerprint`).
+private struct Words: WordFingerprint {
+    var words: [UInt32]
+    var step = 0.1
+    var duration: Double
+    var subFingerprintCount: Int { words.count }
+    var byteCount: Int { words.count * 4 }
+}
+
+/// A word with all 32 bits set is a real Haitsma-Kalker sub-fingerprint (it trapped an hour-long query, exit
+/// 132: its postings were read up to (key + 1) << 32, which overflows to 0). It is found like any other word,
+/// as itself and, with bit flips, as its neighbours' flip.
+@Test(arguments: [false, true]) func theLargestWordIsLookedUpLikeAnyOther(flippingBits: Bool) {
+    let words: [UInt32] = (0..<64).map { $0 % 5 == 0 ? .max : UInt32($0) &* 2_654_435_761 }
+    var index = WordLookup<Words>(flippingBits: flippingBits)
+    index.add(Words(words: words, duration: 6.4), reference: 0)
+    index.seal()
+    let found = index.candidates(for: Words(words: Array(words[20..<40]), duration: 2), limit: 1)
+    #expect(found.count == 1 && found[0].reference == 0 && abs((found[0].offset ?? -1) - 2.0) < 1e-9 && found[0].hits >= 20)
+    // Only the largest word, four times: every lookup lands on it.
+    let maxima = index.candidates(for: Words(words: [.max, 7, 8, 9, 10, .max], duration: 0.6), limit: 1)
+    #expect(maxima.first?.reference == 0)
+}

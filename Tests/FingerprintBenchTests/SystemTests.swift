@@ -1,3 +1,4 @@
+import AudioIO
 import Evaluation
 import Fingerprinting
 import Foundation
@@ -7,6 +8,9 @@ import Testing
 /// The repository's folder (the system files are found from it).
 private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 private let example = repository.appendingPathComponent("Systems/envelope-example/envelope-example.json").path
+
+/// Prints 1 MiB lines for ever.
+let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l; done"
 
 /// The outside-system contract: answers read as documented, bad system files refused with the reason.
 @Suite struct SystemContractTests {
@@ -111,6 +115,8 @@ private let example = repository.appendingPathComponent("Systems/envelope-exampl
             // Dies on one negative query (a batch fails, so every query is asked again alone).
             try variant("crashes-on-one", in: folder) { query(&$0, ["sh", "-c", "for f; do case $f in *neg-001*) echo \"cannot decode $f\" >&2; exit 9;; esac; done; exec python3 \(script) query \"$@\"", "sh", "{state}", "{queries}"]) },
             try variant("hangs", in: folder) { query(&$0, ["sh", "-c", "sleep 30", "sh", "{queries}"], timeout: 0.3) },
+            // Prints 1 MB lines for ever: stopped at the output limit on every call, its queries erred with the reason.
+            try variant("floods", in: folder) { query(&$0, ["sh", "-c", floodScript, "sh", "{queries}"], timeout: 60) },
             try variant("garbage", in: folder) { query(&$0, ["sh", "-c", "echo 'Segmentation fault (core dumped)'", "sh", "{queries}"]) },
             try variant("cannot-index", in: folder) { json in
                 var part = json["index"] as! [String: Any]
@@ -136,8 +142,8 @@ private let example = repository.appendingPathComponent("Systems/envelope-exampl
         func answers(_ id: String) -> [BenchmarkAnswer] { results.answers.filter { $0.algorithm == id } }
 
         // Every system that ran answered every query (4 positives and 3 negatives, clean), in the same tables.
-        #expect(results.algorithms.map(\.identifier) == ["haitsma-kalker", "envelope-example", "crashes-on-one", "hangs", "garbage"])
-        #expect(["envelope-example", "crashes-on-one", "hangs", "garbage"].allSatisfy { answers($0).count == 7 })
+        #expect(results.algorithms.map(\.identifier) == ["haitsma-kalker", "envelope-example", "crashes-on-one", "hangs", "floods", "garbage"])
+        #expect(["envelope-example", "crashes-on-one", "hangs", "floods", "garbage"].allSatisfy { answers($0).count == 7 })
         #expect(results.failures.isEmpty)
         // The example identifies clean 10 s queries (a toy, but a real one), and the crashing copy answers as it
         // does everywhere but on the query it dies on, which counts as no match with the system's own words.
@@ -147,6 +153,7 @@ private let example = repository.appendingPathComponent("Systems/envelope-exampl
         #expect(crashed.count == 1 && crashed[0].query == "10s-neg-001" && crashed[0].note!.contains("exit status 9: cannot decode"))
         #expect(zip(answers("crashes-on-one"), answers("envelope-example")).allSatisfy { $0.query == "10s-neg-001" || $0.top == $1.top })
         #expect(answers("hangs").allSatisfy { $0.top.isEmpty && $0.note!.contains("stopped after its time limit") })
+        #expect(answers("floods").allSatisfy { $0.top.isEmpty && $0.note!.contains("stopped after printing more than 64 MiB") })
         #expect(answers("garbage").allSatisfy { $0.top.isEmpty && $0.note!.contains("line 1 cannot be read (not a JSON object): Segmentation fault") })
         // The two that could not run are skipped with the reason and, when not installed, the install line.
         #expect(results.skipped.contains { $0.item == "cannot-index" && $0.reason.contains("indexing failed (exit status 1): database is locked") })
@@ -168,5 +175,54 @@ private let example = repository.appendingPathComponent("Systems/envelope-exampl
         #expect(againCosts.systems?.first?.indexReused == true && againCosts.systems?.first?.index == rebuiltCosts.systems?.first?.index)
         #expect(rebuiltCosts.systems?.first?.indexReused == false)
         #expect(again.answers.filter { $0.algorithm == "envelope-example" } == answers("envelope-example"))
+    }
+}
+
+/// A child that misbehaves is stopped within stated limits and leaves nothing behind.
+@Suite struct ChildRunLimitTests {
+    /// A child printing 1 MB lines for ever is stopped once it has printed `outputLimit` bytes: its capture is
+    /// bounded in memory and on disk, and its scratch folder is gone.
+    @Test func aChildThatPrintsWithoutEndIsStoppedAtTheOutputLimit() throws {
+        let run = try ChildRun.run("/bin/sh", ["-c", floodScript], timeout: 120, keepErrors: true)
+        #expect(run.flooded && !run.timedOut && run.ending.contains("printing more than 64 MiB"))
+        #expect(run.output.count <= ChildRun.outputLimit && run.wallSeconds < 60)
+        let mine = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
+            .filter { $0.hasPrefix("fpbench-child-\(getpid())-") }
+        #expect(mine.isEmpty, "scratch folders left: \(mine)")
+    }
+
+    /// A grandchild that calls setsid leaves the child's process group, so the group's kill misses it; it is
+    /// killed all the same once the child is done.
+    @Test func aDaemonTheChildLeavesBehindIsKilled() throws {
+        let marker = "301.\(getpid())"
+        let run = try ChildRun.run("/bin/sh", ["-c", "setsid sleep \(marker) > /dev/null 2>&1 < /dev/null & echo started"], timeout: 30)
+        #expect(String(decoding: run.output, as: UTF8.self) == "started\n")
+        func sleeping() -> Bool {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).contains { pid in
+                let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline").map { String(decoding: $0, as: UTF8.self) } ?? ""
+                let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+                return command == "sleep\0\(marker)\0" && !state.contains(") Z ")
+            }
+        }
+        var waited = 0
+        while sleeping() && waited < 50 { usleep(100_000); waited += 1 }
+        #expect(!sleeping(), "the setsid daemon survived its child")
+    }
+
+    /// A leftover scratch folder of a process that is gone is swept; one of a live process is kept.
+    @Test func scratchFoldersOfDeadProcessesAreSwept() throws {
+        let parent = temporaryFolder()
+        let dead = parent.appendingPathComponent("fpbench-queries-999999999-abc"), live = parent.appendingPathComponent("fpbench-queries-\(getpid())-abc")
+        for folder in [dead, live] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        ScratchFolder.sweepLeftovers(in: parent)
+        #expect(!FileManager.default.fileExists(atPath: dead.path) && FileManager.default.fileExists(atPath: live.path))
+    }
+
+    /// A command that exists without its execute bit is told apart from one that is not there.
+    @Test func aCommandWithoutItsExecuteBitIsNamedSo() throws {
+        let file = temporaryFolder().appendingPathComponent("system.sh")
+        try Data("#!/bin/sh\n".utf8).write(to: file)
+        #expect(notRunnable(file.path).contains("exists but is not executable"))
+        #expect(notRunnable("/no/such/program-fpbench") == "not found")
     }
 }

@@ -100,7 +100,10 @@ struct Postings {
         guard bucket + 1 < directory.count else { return 0 }
         let range = Int(directory[bucket])..<Int(directory[bucket + 1])
         if let verifier, !verifier.verify(elements: range) { return 0 }
-        let low = entries[range].lowerBound { $0 < UInt64(key) << 32 }, high = entries[range].lowerBound { $0 < (UInt64(key) + 1) << 32 }
+        // The entries of the key: from key << 32 up to the next key's, which for the largest key (all 32 bits set,
+        // a real Haitsma-Kalker word) is past the end: (key + 1) << 32 would overflow to 0.
+        let low = entries[range].lowerBound { $0 < UInt64(key) << 32 }
+        let high = key == .max ? range.upperBound : entries[range].lowerBound { $0 < (UInt64(key) + 1) << 32 }
         guard high - low <= limit else { return high - low }
         for i in low..<high { body(UInt32(truncatingIfNeeded: entries[i])) }
         return high - low
