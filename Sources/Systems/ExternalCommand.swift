@@ -98,6 +98,7 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
         let started = Date()
         let stdout = try run(configuration.command.map { $0 == "{input}" ? input : $0 })
         let words = try parse(stdout)
+        try checkCoverage(words: words.count, of: audio.duration)
         return ExternalFingerprint(words: words, step: configuration.wordDuration, duration: audio.duration,
                                    commandSeconds: Date().timeIntervalSince(started))
     }
@@ -112,6 +113,20 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
     /// index does (Chromaprint itself has no search); candidates verified by bit-error rate at the best alignment.
     public func makeIndex() -> ExternalIndex {
         configuration.search == .words ? .words(WordLookup(flippingBits: false)) : .bruteForce(BruteForceIndex())
+    }
+
+    /// What a command's words may fall short of the audio they were given, beyond 5 %: its first frame and its
+    /// filters' context (fpcalc's words cover 7.3 s of 10 s, 281.1 s of 283.9 s, measured).
+    static let contextSeconds = 3.0
+
+    /// A fingerprint that covers clearly less than its audio is an error, not a shorter fingerprint: the command
+    /// read part of its input (fpcalc without `-length 0` reads the first 120 s).
+    func checkCoverage(words: Int, of duration: Double) throws {
+        let covered = Double(words) * configuration.wordDuration
+        guard covered + Self.contextSeconds < 0.95 * duration else { return }
+        throw ExternalCommandError(command: configuration.command, reason: String(
+            format: "its words cover %.1f s of the %.1f s of audio it was given: the command reads only part of its input "
+                + "(fpcalc needs -length 0 to read a whole file; its default is the first 120 s)", covered, duration))
     }
 
     /// A fingerprint of an hour takes fpcalc well under a second; ten minutes means the command hangs.

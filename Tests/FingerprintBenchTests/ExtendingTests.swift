@@ -52,7 +52,7 @@ import Testing
     @Test func aFailingCommandIsReportedWithItsReason() throws {
         let missing = AnyAlgorithm(try ExternalAlgorithm(configuration: configuration(command: ["no-such-fingerprinter", "{input}"])))
         #expect { try missing.fingerprint(sine(frequency: 440, duration: 1, sampleRate: 8000)) } throws: { error in
-            "\(error)".contains("no-such-fingerprinter") && "\(error)".contains("exit status 127") && "\(error)".contains("coreutils")
+            "\(error)".contains("no-such-fingerprinter not found") && "\(error)".contains("coreutils")
         }
         let garbage = AnyAlgorithm(try ExternalAlgorithm(configuration: configuration(command: ["echo", "not words", "{input}"])))
         #expect { try garbage.fingerprint(sine(frequency: 440, duration: 1, sampleRate: 8000)) } throws: {
@@ -65,12 +65,42 @@ import Testing
         #expect(try ExternalAlgorithm(configuration: configuration(command: ["/bin/od", "{input}"])).missingProgram == nil)
     }
 
+    /// A command that reads part of its input (fpcalc's default: the first 120 s) is an error naming both
+    /// durations, fed a 3-minute file: `head -c` keeps the WAV header and the first 60 s of samples.
+    @Test func aFingerprintCoveringPartOfItsAudioIsAnError() throws {
+        let minutes = Audio(samples: [Float](repeating: 0.1, count: 8000 * 180), sampleRate: 8000)
+        var cut = configuration(command: ["sh", "-c", "head -c \(44 + 8000 * 2 * 60) \"$0\" | od -An -v -tu4", "{input}"])
+        cut.wordDuration = 1.0 / 4000  // two 16-bit samples a word
+        let truncating = AnyAlgorithm(try ExternalAlgorithm(configuration: cut))
+        #expect { try truncating.fingerprint(minutes) } throws: {
+            "\($0)".contains("cover 60.0 s of the 180.0 s") && "\($0)".contains("-length 0")
+        }
+        let whole = AnyAlgorithm(try ExternalAlgorithm(configuration: configuration(command: ["od", "-An", "-v", "-tu4", "{input}"])))
+        #expect(try whole.fingerprint(minutes).subFingerprintCount == (44 + 8000 * 2 * 180) / 4)
+    }
+
     @Test func theChromaprintConfigurationLoads() throws {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Algorithms/chromaprint-fpcalc.json").path
         let chromaprint = try ExternalAlgorithm.load(path)
         #expect(chromaprint.identifier == "chromaprint" && chromaprint.sampleRate == 11_025)
         #expect(chromaprint.profile.parameters.contains { $0.name == "command" && $0.value.hasPrefix("fpcalc -raw") })
+        // The shipped configurations read whole files: fpcalc's own default is the first 120 s.
+        for file in ["chromaprint-fpcalc.json", "chromaprint-fpcalc-indexed.json"] {
+            let command = try ExternalAlgorithm.load(URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file).path).configuration.command
+            #expect(command.firstIndex(of: "-length").map { command[$0 + 1] } == "0", "\(file) lacks -length 0")
+        }
+        guard executablePath("fpcalc") != nil else { return }
+        // fpcalc itself, on 3 minutes of real music: the shipped configuration covers it, one without -length 0 is refused.
+        let dataset = try catalogCIDataset()
+        let tracks = ["track10.ogg", "track11.ogg"].map { dataset.path("drascula/\($0)") }
+        let music = try tracks.map { try AudioReader.read($0, sampleRate: 11_025) }
+        let threeMinutes = Audio(samples: Array((music[0].samples + music[1].samples).prefix(11_025 * 180)), sampleRate: 11_025)
+        let print = try AnyAlgorithm(chromaprint).fingerprint(threeMinutes)
+        #expect(Double(print.subFingerprintCount) * 0.1238 > 175)
+        var cut = chromaprint.configuration
+        cut.command.removeAll { $0 == "-length" || $0 == "0" }
+        #expect { try AnyAlgorithm(try ExternalAlgorithm(configuration: cut)).fingerprint(threeMinutes) } throws: { "\($0)".contains("of the 180.0 s") }
     }
 }
 
