@@ -124,6 +124,8 @@ struct IndexCommand: ParsableCommand {
 
         func run() throws {
             let started = Date(), reporter = ProgressReporter(progress.mode)
+            let lock = try validated { try WriterLock(for: index, waiting: printError) }  // held until the file is replaced
+            defer { withExtendedLifetime(lock) {} }
             let header = try validated { try IndexFile.Reader(path: index).header }
             let algorithm = try external.resolve([header.algorithm])[0]
             let old = try validated { try Catalog(algorithm: algorithm, indexFile: index) }

@@ -58,4 +58,25 @@ final class IndexCatalogTests: XCTestCase {
             XCTAssertTrue(again.errors.contains("is already in"), again.errors)
         }
     }
+
+    /// Two `index add` on one file at once: the second waits for the first and then adds to what it wrote, so
+    /// the file holds both additions (without the lock, one was lost and both said "6 tracks").
+    func testTwoAdditionsAtOnceKeepBoth() throws {
+        let folder = temporaryFolder(), index = folder.appendingPathComponent("c.fpindex").path
+        let first = ["10", "11", "12", "13", "14"].map { "\(tracks)/track\($0).ogg" }
+        XCTAssertEqual(try runFPBench(["index", "build", "-a", "haitsma-kalker", "--catalog"] + first + ["--out", index, "--quiet"]).status, 0)
+        let group = DispatchGroup()
+        final class Box: @unchecked Sendable { var statuses: [Int32] = [] ; let lock = NSLock() }
+        let box = Box()
+        for track in ["20", "21"].map({ "\(tracks)/track\($0).ogg" }) {
+            DispatchQueue.global().async(group: group) {
+                let status = (try? runFPBench(["index", "add", index, track, "--quiet"]).status) ?? -1
+                box.lock.withLock { box.statuses.append(status) }
+            }
+        }
+        group.wait()
+        XCTAssertEqual(box.statuses, [0, 0])
+        let info = try runFPBench(["index", "info", index])
+        XCTAssertTrue(info.output.contains("7 tracks"), info.output)
+    }
 }
