@@ -73,7 +73,7 @@ struct Identify: ParsableCommand {
             failures += problems.count
             index = Catalog(algorithm: algorithm)
             index.add(tracks)
-            index.calibration = try calibration.calibrate(index, threads: threads, progress: reporter)
+            index.calibration = try calibration.calibrate(index, threads: threads, progress: reporter, leftOut: &failures)
         }
         let hours = index.duration / 3600
         print("catalog: \(index.names.count) references, \(String(format: "%.1f", index.duration)) s, "

@@ -26,13 +26,20 @@ struct IndexCommand: ParsableCommand {
         }
 
         /// `catalog`'s calibration, or nil without --negatives; a negative that is a catalog file is refused.
-        func calibrate(_ catalog: Catalog, threads: Int, progress: ProgressReporter) throws -> Calibration? {
+        /// The calibration, or nil without --negatives; a negative that cannot be read is named and left out
+        /// (`leftOut` counts them, so the command can end with exit status 2 after writing the index).
+        func calibrate(_ catalog: Catalog, threads: Int, progress: ProgressReporter, leftOut: inout Int) throws -> Calibration? {
             guard !negatives.isEmpty else { return nil }
             let files = try validated { try AudioFiles.expand(negatives) }
             if let shared = files.first(where: catalog.names.contains) { throw ValidationError("\(shared) is in the catalog, so it cannot be a negative") }
+            var unread = 0
+            defer { leftOut += unread }
             return try validated {
                 try CatalogCalibration(negatives: files, lengths: lengths.sorted(), perLength: negativesPerLength, falsePositiveTarget: falsePositiveRate,
-                                       seed: seed, threads: threads).calibrate(catalog, progress: progress)
+                                       seed: seed, threads: threads).calibrate(catalog, progress: progress) { file, reason in
+                    printError("\(file): left out of the calibration (\(reason))")
+                    unread += 1
+                }
             }
         }
     }
@@ -91,10 +98,11 @@ struct IndexCommand: ParsableCommand {
             }
             for failure in failures { printError("\(failure.item): \(failure.reason)") }
             guard !catalog.names.isEmpty else { throw ValidationError("no catalog track could be fingerprinted") }
-            catalog.calibration = try calibration.calibrate(catalog, threads: threads, progress: reporter)
+            var leftOut = 0
+            catalog.calibration = try calibration.calibrate(catalog, threads: threads, progress: reporter, leftOut: &leftOut)
             try IndexCommand.save(catalog, to: out)
             IndexCommand.describe(catalog, path: out, seconds: Date().timeIntervalSince(started))
-            if !failures.isEmpty { throw ExitCode(2) }
+            if !failures.isEmpty || leftOut > 0 { throw ExitCode(2) }
         }
 
         /// --catalog and --catalog-list together.

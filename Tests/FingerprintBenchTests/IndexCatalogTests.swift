@@ -79,4 +79,22 @@ final class IndexCatalogTests: XCTestCase {
         let info = try runFPBench(["index", "info", index])
         XCTAssertTrue(info.output.contains("7 tracks"), info.output)
     }
+
+    /// An unreadable negative is named and left out; the index is written, calibrated on the others, and the
+    /// command ends with exit status 2 (it aborted the whole build, nothing written, as a usage error).
+    func testAnUnreadableNegativeIsLeftOutAndTheIndexWritten() throws {
+        let folder = temporaryFolder(), index = folder.appendingPathComponent("c.fpindex").path
+        let negativesFolder = folder.appendingPathComponent("negatives")
+        try FileManager.default.createDirectory(at: negativesFolder, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent(negatives).path) {
+            try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent(negatives).appendingPathComponent(name), to: negativesFolder.appendingPathComponent(name))
+        }
+        try Data("RIFF not really a wave file".utf8).write(to: negativesFolder.appendingPathComponent("broken.wav"))
+        let build = try runFPBench(["index", "build", "-a", "haitsma-kalker", "--catalog", "\(tracks)/track10.ogg", "\(tracks)/track11.ogg",
+                                    "--negatives", negativesFolder.path, "--lengths", "2", "--negatives-per-length", "10", "--out", index, "--quiet"])
+        XCTAssertEqual(build.status, 2, build.errors)
+        XCTAssertTrue(build.errors.contains("broken.wav: left out of the calibration"), build.errors)
+        let info = try runFPBench(["index", "info", index])
+        XCTAssertTrue(info.output.contains("negatives from 4 files"), info.output)
+    }
 }

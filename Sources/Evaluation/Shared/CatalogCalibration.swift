@@ -40,10 +40,21 @@ public struct CatalogCalibration {
     }
 
     /// The calibration of `catalog`: every draw fingerprinted as a query and searched (threshold not
-    /// applied); a silent window scores 0. Throws when a negative file cannot be read.
-    public func calibrate(_ catalog: Catalog, progress: ProgressReporter) throws -> Calibration {
+    /// applied); a silent window scores 0. A negative file that cannot be read is left out, named with the
+    /// reason through `leftOut`, and the calibration goes on with the others.
+    public func calibrate(_ catalog: Catalog, progress: ProgressReporter, leftOut: (_ file: String, _ reason: String) -> Void = { _, _ in }) throws -> Calibration {
+        var readable: [String] = [], durations: [Double] = []
+        for file in negatives {
+            do { durations.append(try AudioReader.duration(file)); readable.append(file) } catch { leftOut(file, "\(error)") }
+        }
+        guard !readable.isEmpty else { throw DatasetError(path: negatives.joined(separator: ", "), reason: "no negative recording can be read") }
+        var usable = self
+        usable.negatives = readable
+        return try usable.calibrateReadable(catalog, durations: durations, progress: progress)
+    }
+
+    private func calibrateReadable(_ catalog: Catalog, durations: [Double], progress: ProgressReporter) throws -> Calibration {
         let algorithm = catalog.algorithm
-        let durations = try negatives.map(AudioReader.duration)
         for length in lengths where !durations.contains(where: { $0 >= length }) {
             throw DatasetError(path: negatives.joined(separator: ", "), reason: String(format: "no negative recording is %g s long", length))
         }
