@@ -21,6 +21,14 @@ public enum AudioError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The library could not open the file (not a missing or empty file): another library may.
+    var isLibraryRefusal: Bool {
+        switch self {
+        case .unreadable, .unsupported: return true
+        default: return false
+        }
+    }
+
     public var reason: String {
         switch self {
         case .missing: return "no such file"

@@ -55,7 +55,7 @@ public enum AudioReader {
     @discardableResult
     public static func stream(_ path: String, sampleRates: [Double?], window: TimeWindow? = nil, decoder: DecoderLibrary? = nil,
                               expecting: (Int) -> Void = { _ in }, _ body: (Int, UnsafeBufferPointer<Float>) throws -> Void) throws -> [Double] {
-        let file = try (decoder ?? .choice(for: path)).open(path)
+        let file = try decoder.map { try $0.open(path) } ?? DecoderLibrary.open(path)
         var startFrame = 0, frameCount: Int?
         if let window {
             (startFrame, frameCount) = try frames(of: window, in: file)
@@ -95,7 +95,13 @@ public enum AudioReader {
             throw AudioError.truncated(path: path, at: Double(startFrame + decoded) / file.sampleRate,
                                        stated: Double(startFrame + wanted) / file.sampleRate)
         }
-        if let wanted, decoded < wanted { ShortDecode.warn(path: path, decoded: Double(decoded) / file.sampleRate, stated: Double(wanted) / file.sampleRate) }
+        if let wanted, decoded < wanted {
+            DecodeNotice.once(path, "short", String(format: "decodes to %.3f s where its header says %.3f s (within the %.2f s allowed; the audio is what decodes)",
+                                                    Double(decoded) / file.sampleRate, Double(wanted) / file.sampleRate, AudioReader.headerSlack))
+        }
+        if file.skippedPackets > 0 {
+            DecodeNotice.once(path, "packets", "has \(file.skippedPackets) damaged packet(s), skipped as the ffmpeg command skips them (the audio is what decodes)")
+        }
         for (i, output) in outputs.enumerated() {
             try output.finish(count: Int((Double(decoded) * output.rate / file.sampleRate).rounded())) { try body(i, $0) }
         }
@@ -118,7 +124,7 @@ public enum AudioReader {
     /// How many samples `read(path, sampleRate:, window:)` returns for an intact file, from the header
     /// alone (a header that states no length is decoded to find out).
     public static func sampleCount(_ path: String, sampleRate: Double, window: TimeWindow) throws -> Int {
-        let file = try DecoderLibrary.choice(for: path).open(path)
+        let file = try DecoderLibrary.open(path)
         guard file.frames != nil else { return try read(path, sampleRate: sampleRate, window: window).samples.count }
         let count = try frames(of: window, in: file).count
         return sampleRate == file.sampleRate ? count : Int((Double(count) * sampleRate / file.sampleRate).rounded())
@@ -127,7 +133,7 @@ public enum AudioReader {
     /// The file's duration in seconds, from its header, without decoding; when the header states no
     /// length, the file is decoded to count its frames.
     public static func duration(_ path: String) throws -> Double {
-        let file = try DecoderLibrary.choice(for: path).open(path)
+        let file = try DecoderLibrary.open(path)
         if let duration = file.duration { return duration }
         var frames = 0
         try file.forEachBlock { block, _ in frames += block.count / file.channels }
@@ -137,7 +143,7 @@ public enum AudioReader {
 
     /// Format, channels, rate, duration, peak and RMS level (over every channel's samples).
     public static func info(_ path: String) throws -> AudioFileInfo {
-        let file = try DecoderLibrary.choice(for: path).open(path)
+        let file = try DecoderLibrary.open(path)
         var peak: Float = 0
         var sumSquares = 0.0, count = 0
         try file.forEachBlock { block, _ in
@@ -148,6 +154,9 @@ public enum AudioReader {
             count += block.count
         }
         guard count > 0 else { throw AudioError.noFrames(path: path) }
+        if file.skippedPackets > 0 {
+            DecodeNotice.once(path, "packets", "has \(file.skippedPackets) damaged packet(s), skipped as the ffmpeg command skips them (the audio is what decodes)")
+        }
         return AudioFileInfo(path: path, format: file.formatName, channels: file.channels, sampleRate: file.sampleRate,
                              frames: count / file.channels, headerFrames: file.frames, peakDBFS: decibels(Double(peak)),
                              rmsDBFS: decibels((sumSquares / Double(count)).squareRoot()))
@@ -207,15 +216,15 @@ private final class RateOutput {
     }
 }
 
-/// A whole file that decodes shorter than its header says, within `AudioReader.headerSlack`: said once per
-/// file and process on standard error, with both lengths (the fingerprint is of what decodes).
-enum ShortDecode {
+/// What a reader should know about how a file decoded, said once per file, kind and process on standard error:
+/// a whole file shorter than its header says (within `AudioReader.headerSlack`), damaged packets skipped, a
+/// file its chosen library could not open read by the other. The audio is always what decodes.
+enum DecodeNotice {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var said: Set<String> = []
 
-    static func warn(path: String, decoded: Double, stated: Double) {
-        guard lock.withLock({ said.insert(path).inserted }) else { return }
-        FileHandle.standardError.write(Data(String(format: "warning: %@ decodes to %.3f s where its header says %.3f s (within the %.2f s allowed; the audio is what decodes)\n",
-                                                   path, decoded, stated, AudioReader.headerSlack).utf8))
+    static func once(_ path: String, _ kind: String, _ message: @autoclosure () -> String) {
+        guard lock.withLock({ said.insert(kind + "\u{0}" + path).inserted }) else { return }
+        FileHandle.standardError.write(Data("warning: \(path) \(message())\n".utf8))
     }
 }

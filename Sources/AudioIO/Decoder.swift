@@ -11,6 +11,8 @@ protocol AudioDecoder: AnyObject {
     var frames: Int? { get }
     /// "ogg / vorbis", "wav / pcm_s16le", ...
     var formatName: String { get }
+    /// Damaged packets skipped so far (decoding goes on past them, as the `ffmpeg` command does).
+    var skippedPackets: Int { get }
     /// Moves so that the next block starts at `frame` exactly.
     func seek(toFrame frame: Int) throws
     /// Decodes up to `maxFrames` interleaved Float32 frames in blocks of at most `blockFrames`, handing each
@@ -22,6 +24,8 @@ extension AudioDecoder {
     func forEachBlock(maxFrames: Int = .max, _ body: (UnsafeBufferPointer<Float>, Int) throws -> Void) throws {
         try forEachBlock(maxFrames: maxFrames, blockFrames: 32_768, body)
     }
+
+    var skippedPackets: Int { 0 }
 
     /// The container's duration in seconds, when it states one.
     var duration: Double? { frames.map { Double($0) / sampleRate } }
@@ -50,6 +54,17 @@ public enum DecoderLibrary: String, Sendable, CaseIterable {
     /// What decodes which format, with the libraries' versions, as cache keys and results record it (a lossy
     /// file may decode to slightly different samples through another decoder or version).
     public static let policy = "\(SoundFile.versionSignature) for WAV and FLAC, \(MediaFile.versionSignature) for the rest"
+
+    /// `path` opened by the library chosen for it, or by the other when the chosen one cannot open it (a valid
+    /// Ogg file of an old libvorbis that FFmpeg rejects, which libsndfile reads), said once per file.
+    static func open(_ path: String) throws -> AudioDecoder {
+        let chosen = choice(for: path)
+        do { return try chosen.open(path) } catch let refusal as AudioError {
+            guard refusal.isLibraryRefusal, let other = allCases.first(where: { $0 != chosen }), let file = try? other.open(path) else { throw refusal }
+            DecodeNotice.once(path, "library", "cannot be opened by \(chosen.rawValue) (\(refusal.reason)); read by \(other.rawValue)")
+            return file
+        }
+    }
 
     func open(_ path: String) throws -> AudioDecoder {
         try checkReadableFile(path)

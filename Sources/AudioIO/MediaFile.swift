@@ -60,6 +60,8 @@ final class MediaFile: AudioDecoder {
     /// Where the next decoded sample lies when a frame carries no timestamp.
     private var position: Int64 = 0
     private var finished = false
+    /// Packets the decoder refused (damaged), skipped as the `ffmpeg` command skips them.
+    private(set) var skippedPackets = 0
     /// Whether `frame` holds a decoded frame not yet handed out (after a seek's check).
     private var pending = false
 
@@ -181,15 +183,15 @@ final class MediaFile: AudioDecoder {
 
     // MARK: Decoding
 
-    /// Decodes the next frame of the audio stream into `frame`; false at the end. A damaged packet is skipped
-    /// (FFmpeg's own command does the same): what it held is missing, which the reader's length check
-    /// against the container reports.
+    /// Decodes the next frame of the audio stream into `frame`; false at the end. A packet the decoder refuses
+    /// (damaged: invalid data, or an invalid argument from Vorbis) is skipped and counted, as FFmpeg's own
+    /// command skips it: what it held is missing, which the reader reports with the count.
     private func nextFrame() throws -> Bool {
         while true {
             let received = ff.avcodec_receive_frame(codec, frame)
             if received >= 0 { return true }
             if received == fpb_averror_eof() { return false }
-            if received != fpb_averror_eagain() && received != Self.invalidData { throw AudioError.unreadable(path: path, reason: Self.message(received)) }
+            if received != fpb_averror_eagain() { skippedPackets += 1 }
             if finished { return false }
             let read = ff.av_read_frame(format, packet)
             if read < 0 {
@@ -201,7 +203,7 @@ final class MediaFile: AudioDecoder {
             defer { ff.av_packet_unref(packet) }
             guard packet!.pointee.stream_index == streamIndex else { continue }
             let sent = ff.avcodec_send_packet(codec, packet)
-            if sent < 0 && sent != Self.invalidData && sent != fpb_averror_eagain() { throw AudioError.unreadable(path: path, reason: Self.message(sent)) }
+            if sent < 0 && sent != fpb_averror_eagain() { skippedPackets += 1 }
         }
     }
 

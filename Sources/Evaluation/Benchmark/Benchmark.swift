@@ -46,7 +46,7 @@ public struct Benchmark {
         let progress = ProgressReporter(c.progress)
         var failures = ChecksumCheck(dataset: c.dataset, cacheFolder: c.cacheFolder).problems(), skipped: [RunResults.Problem] = []
         let catalog = try readCatalog(&failures)
-        let queries = BenchmarkPlan.draw(spec: c.spec, tracks: catalog.tracks, durations: catalog.durations,
+        let drawn = BenchmarkPlan.draw(spec: c.spec, tracks: catalog.tracks, durations: catalog.durations,
                                          negatives: catalog.negatives, negativeDurations: catalog.negativeDurations, seed: c.seed)
         let (conditions, recordings, borrowed) = usableConditions(&skipped, &failures)
         guard !conditions.isEmpty else {
@@ -55,8 +55,10 @@ public struct Benchmark {
         }
         let algorithms = runnable(hours: catalog.durations.reduce(0, +) / 3600, skipped: &skipped)
         try checkCatalogShard()
+        let before = failures.count
         let index = try c.catalogShard.map { try buildSliceIndex(catalog, shard: $0, algorithms: algorithms, progress: progress, failures: &failures) }
             ?? buildIndex(catalog.tracks, algorithms: algorithms, progress: progress, failures: &failures)
+        let queries = Self.fromIndexedTracks(drawn, unindexed: Set(failures[before...].compactMap(\.file)), skipped: &skipped)
         let systems = indexSystems(catalog.tracks, durations: catalog.durations, skipped: &skipped, progress: progress)
         let files = SystemQueryFiles(folder: try ScratchFolder.make("queries"),
                                      rates: Set(systems.map(\.system.description.audio.sampleRate)).sorted())
@@ -81,6 +83,18 @@ public struct Benchmark {
         costs.systems = asked.costs.isEmpty ? nil : asked.costs
         if c.catalogShard == nil { keepAudio(results, recordings: recordings, progress: progress) }  // a slice's answers are only candidates
         return (results, costs)
+    }
+
+    /// The queries not cut from a track some index lacks (it failed to decode or fingerprint): such a query
+    /// could only be missed, so it is left out for every algorithm and system, and said so per track.
+    static func fromIndexedTracks(_ queries: [BenchmarkQuery], unindexed: Set<String>, skipped: inout [RunResults.Problem]) -> [BenchmarkQuery] {
+        guard !unindexed.isEmpty else { return queries }
+        let lost = Dictionary(grouping: queries.filter { !$0.negative && unindexed.contains($0.file) }, by: \.file)
+        for (track, cut) in lost.sorted(by: { $0.key < $1.key }) {
+            skipped.append(.init(item: "\(cut.count) queries cut from \(track)",
+                                 reason: "the track is not in every index (see failures): left out for every algorithm and system", file: track))
+        }
+        return queries.filter { $0.negative || !unindexed.contains($0.file) }
     }
 
     /// Phase 1: the catalog and the negatives, with their lengths from the headers.
