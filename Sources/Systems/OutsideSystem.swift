@@ -109,6 +109,10 @@ public struct OutsideSystem: Sendable {
     func catalogList(_ tracks: [String], in folder: URL) throws -> (listed: [String], converted: Int) {
         let audio = folder.appendingPathComponent("audio")
         var listed: [String] = [], converted = 0
+        if let split = tracks.first(where: { $0.contains(where: \.isNewline) }) {
+            throw SystemError(system: identifier, reason: "catalog track \(split.debugDescription) has a line break in its name, which would split "
+                              + "{catalogList} (one path a line); rename it")
+        }
         for (t, track) in tracks.enumerated() {
             if description.audio.formats.contains(URL(fileURLWithPath: track).pathExtension.lowercased()) { listed.append(track); continue }
             try FileManager.default.createDirectory(at: audio, withIntermediateDirectories: true)

@@ -65,9 +65,11 @@ public struct AnswerFormat: Sendable, Codable, Equatable {
                 guard cells.count == header!.count else { throw unreadable(number, line, "\(cells.count) cells under a header of \(header!.count)") }
                 values = Dictionary(zip(header!, cells), uniquingKeysWith: { a, _ in a })
             case .jsonLines:
-                guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
-                    throw unreadable(number, line, "not a JSON object")
+                guard let parsed = try? JSONSerialization.jsonObject(with: Data(line.utf8)) else {
+                    let nonNumber = line.range(of: #"\b(NaN|-?Infinity)\b"#, options: .regularExpression) != nil
+                    throw unreadable(number, line, nonNumber ? "not JSON: NaN and Infinity are not JSON numbers" : "not valid JSON")
                 }
+                guard let object = parsed as? [String: Any] else { throw unreadable(number, line, "not a JSON object") }
                 values = object.compactMapValues { value in value is NSNull ? nil : "\(value)" }
             case .regex:
                 let range = NSRange(line.startIndex..., in: line)
@@ -93,6 +95,11 @@ public struct AnswerFormat: Sendable, Codable, Equatable {
         let offset = terms.dropFirst().reduce(terms[0], -)
         guard let score, let scoreScale else { return Line(query: query, reference: reference, offset: offset, score: 1, rawScore: 1) }
         let raw = try value(score)
+        let bounds = scoreScale.bounds
+        if !(bounds.lowerBound - 1e-9...bounds.upperBound + 1e-9).contains(raw) {
+            throw unreadable(number, line, "\(score) \(raw) is outside the declared \(scoreScale.kind.rawValue) scale "
+                             + (scoreScale.kind == .count ? "(a count is not negative)" : "of 0 to 1"))
+        }
         return Line(query: query, reference: reference, offset: offset, score: scoreScale.unit(raw), rawScore: raw)
     }
 
@@ -122,6 +129,9 @@ public struct ScoreScale: Sendable, Codable, Equatable {
         case .unit, .distance: half == nil ? nil : "answers.scoreScale: half is for counts only"
         }
     }
+
+    /// The raw scores the scale allows; a score outside is an error, never clamped.
+    var bounds: ClosedRange<Double> { kind == .count ? 0...Double.greatestFiniteMagnitude : 0...1 }
 
     func unit(_ raw: Double) -> Double {
         switch kind {

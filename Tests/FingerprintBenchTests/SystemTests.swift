@@ -2,7 +2,7 @@ import AudioIO
 import Evaluation
 import Fingerprinting
 import Foundation
-import Systems
+@testable import Systems
 import Testing
 
 /// The repository's folder (the system files are found from it).
@@ -53,7 +53,13 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         #expect(try scored.parse(#"{"q": "a.wav", "r": "x", "t": 1.5, "s": 0.25}"# + "\n" + #"{"q": "b.wav", "r": null}"#).map(\.score) == [0.75, 0])
         let plain = try format(#"{"format": "json-lines", "query": "q", "reference": "r", "offset": "t"}"#)
         #expect(try plain.parse(#"{"q": "a.wav", "r": "x", "t": 2}"#)[0].score == 1)
-        #expect { try plain.parse("Traceback (most recent call last):") } throws: { "\($0)".contains("line 1 cannot be read (not a JSON object)") }
+        #expect { try plain.parse("Traceback (most recent call last):") } throws: { "\($0)".contains("line 1 cannot be read (not valid JSON)") }
+        #expect { try plain.parse("[1, 2]") } throws: { "\($0)".contains("line 1 cannot be read (not a JSON object)") }
+        #expect { try scored.parse(#"{"q": "a.wav", "r": "x", "t": 1.5, "s": NaN}"#) } throws: { "\($0)".contains("NaN and Infinity are not JSON numbers") }
+        // A score outside the declared scale is an error, never clamped into it (7.0 counted as a sure match).
+        let unit = try format(#"{"format": "json-lines", "query": "q", "reference": "r", "offset": "t", "score": "s", "scoreScale": {"kind": "unit"}}"#)
+        #expect { try unit.parse(#"{"q": "a.wav", "r": "x", "t": 1.5, "s": 7.0}"#) } throws: { "\($0)".contains("s 7.0 is outside the declared unit scale of 0 to 1") }
+        #expect(try unit.parse(#"{"q": "a.wav", "r": "x", "t": 1.5, "s": 1.0}"#)[0].score == 1)
     }
 
     /// A system file with a misspelt field, a missing placeholder or a wrong schema is refused, naming it.
@@ -154,7 +160,7 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         #expect(zip(answers("crashes-on-one"), answers("envelope-example")).allSatisfy { $0.query == "10s-neg-001" || $0.top == $1.top })
         #expect(answers("hangs").allSatisfy { $0.top.isEmpty && $0.note!.contains("stopped after its time limit") })
         #expect(answers("floods").allSatisfy { $0.top.isEmpty && $0.note!.contains("stopped after printing more than 64 MiB") })
-        #expect(answers("garbage").allSatisfy { $0.top.isEmpty && $0.note!.contains("line 1 cannot be read (not a JSON object): Segmentation fault") })
+        #expect(answers("garbage").allSatisfy { $0.top.isEmpty && $0.note!.contains("line 1 cannot be read (not valid JSON): Segmentation fault") })
         // The two that could not run are skipped with the reason and, when not installed, the install line.
         #expect(results.skipped.contains { $0.item == "cannot-index" && $0.reason.contains("indexing failed (exit status 1): database is locked") })
         #expect(results.skipped.contains { $0.item == "not-installed" && $0.reason.contains("install: pip install no-such-system") })
@@ -216,6 +222,12 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         for folder in [dead, live] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
         ScratchFolder.sweepLeftovers(in: parent)
         #expect(!FileManager.default.fileExists(atPath: dead.path) && FileManager.default.fileExists(atPath: live.path))
+    }
+
+    /// A catalog file name with a line break would split {catalogList} in two: refused by name before indexing.
+    @Test func aTrackNameWithALineBreakIsRefusedByName() throws {
+        let system = try OutsideSystem(file: example)
+        #expect { try system.catalogList(["/music/a\nb.wav"], in: temporaryFolder()) } throws: { "\($0)".contains(#""/music/a\nb.wav" has a line break"#) }
     }
 
     /// A command that exists without its execute bit is told apart from one that is not there.
