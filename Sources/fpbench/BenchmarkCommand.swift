@@ -73,6 +73,10 @@ struct BenchmarkCommand: ParsableCommand {
     @OptionGroup var keep: KeepAudioOptions
     @OptionGroup var options: RunOptions
 
+    func validate() throws {
+        guard peerTracks >= 0 else { throw ValidationError("--peer-tracks must be 0 (off) or more, got \(peerTracks)") }
+    }
+
     func run() throws {
         let dataset = try options.loadDataset(default: "catalog")
         var spec = try validated { try self.spec.map(BenchmarkSpec.load) ?? BenchmarkSpec() }
@@ -90,7 +94,7 @@ struct BenchmarkCommand: ParsableCommand {
         let chosen = try options.external.resolve(algorithms)
         var configuration = options.benchmarkConfiguration(dataset: dataset, algorithms: chosen, spec: spec,
                                                            scalingLength: scaling ? spec.queryLengths.max() : nil, borrowRecordings: !ownRecordingsOnly)
-        configuration.peerTracks = max(0, peerTracks)
+        configuration.peerTracks = peerTracks
         configuration.shard = try shard.map { text in try validated { try Shard(parsing: text) } }
         configuration.indexFiles = index
         configuration.catalogShard = try catalogShard.map { text in try validated { try CatalogShard(parsing: text) } }

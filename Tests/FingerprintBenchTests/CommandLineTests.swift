@@ -218,6 +218,20 @@ final class CommandLineTests: XCTestCase {
             XCTAssertFalse(result.errors.contains("Backtrac"), "\(arguments) crashed")
         }
     }
+
+    /// Values that used to be taken and acted on silently are refused by name, with exit status 64 (usage).
+    func testSilentlyAcceptedValuesAreRefused() throws {
+        let bird = "Datasets/ci/audio/birds/finch-348.wav"
+        for (arguments, said) in [
+            (["fingerprint", "-a", "constellation@fanOut=5,fanOut=6", bird], "fanOut is set twice"),
+            (["benchmark", "--dataset", "catalog-ci", "--peer-tracks=-1"], "--peer-tracks must be 0 (off) or more, got -1"),
+            (["benchmark", "--dataset", "catalog-ci", "--negatives", "0"], "negativesPerLength: 2 to 100,000"),
+        ] {
+            let run = try fpbench(arguments)
+            XCTAssertEqual(run.status, 64, "\(arguments): \(run.errors)")
+            XCTAssertTrue(run.errors.contains(said), "\(arguments): \(run.errors)")
+        }
+    }
 }
 
 /// A fuzz target that stays: 50 seeded mutants of a small real file in each of nine containers (WAV,

@@ -91,7 +91,8 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
             throw fail("queryLengths: each must be above 0 and at most 600 s")
         }
         if !(1...100_000).contains(queriesPerLength) { throw fail("queriesPerLength: 1 to 100,000") }
-        if !(0...100_000).contains(negativesPerLength) { throw fail("negativesPerLength: 0 to 100,000") }
+        // Half calibrate each threshold, half measure it held out: fewer than 2 leaves a threshold calibrated on nothing.
+        if !(2...100_000).contains(negativesPerLength) { throw fail("negativesPerLength: 2 to 100,000 (half calibrate the threshold, half measure it)") }
         if conditions.isEmpty { throw fail("conditions: at least one") }
         if let twice = Dictionary(grouping: conditions, by: \.id).first(where: { $0.value.count > 1 })?.key {
             throw fail("conditions: id '\(twice)' appears twice")

@@ -93,6 +93,9 @@ extension AlgorithmRegistry {
             }
             return (parts[0], parts[1])
         }
+        if let twice = Dictionary(grouping: values, by: \.name).first(where: { $0.value.count > 1 })?.key {
+            throw VariantError(description: "'\(identifier)': \(twice) is set twice; set each parameter once")
+        }
         return (base, values)
     }
 }
