@@ -97,4 +97,21 @@ final class IndexCatalogTests: XCTestCase {
         let info = try runFPBench(["index", "info", index])
         XCTAssertTrue(info.output.contains("negatives from 4 files"), info.output)
     }
+
+    /// Bytes appended to an index file are damage: `index verify` said "ok" for 4,096 of them.
+    func testBytesAppendedToAnIndexAreDamage() throws {
+        let folder = temporaryFolder()
+        for algorithm in ["haitsma-kalker", "constellation", "panako@dense", "waveprint"] {
+            let index = folder.appendingPathComponent("\(algorithm).fpindex").path
+            XCTAssertEqual(try runFPBench(["index", "build", "-a", algorithm, "--catalog", "\(tracks)/track10.ogg", "--out", index, "--quiet"]).status, 0)
+            XCTAssertEqual(try runFPBench(["index", "verify", index]).status, 0, algorithm)
+            let handle = try XCTUnwrap(FileHandle(forWritingAtPath: index))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(count: 4096))
+            try handle.close()
+            let verify = try runFPBench(["index", "verify", index])
+            XCTAssertNotEqual(verify.status, 0, algorithm)
+            XCTAssertTrue(verify.errors.contains("4096 bytes after its last section"), verify.errors)
+        }
+    }
 }

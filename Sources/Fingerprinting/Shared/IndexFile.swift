@@ -105,10 +105,16 @@ public enum IndexFile {
                 throw fail("section \(name) lies outside the file (truncated?)")
             }
         }
+        // Nothing after the last section but its padding to 8 bytes: bytes appended to the file are damage too.
+        let end = header.sections.values.map { $0.offset + $0.length }.max() ?? 0
+        guard bodyLength - end < 8 else { throw fail("\(bodyLength - end) bytes after its last section (appended to?)") }
         guard header.references.count == header.durations.count, header.references.count == header.checksums.count else {
             throw fail("its references, durations and checksums differ in number")
         }
-        guard header.durations.allSatisfy({ $0.isFinite && $0 >= 0 }) else { throw fail("a reference's duration is not a number of seconds") }
+        // A week per track is beyond any recording; larger is a damaged or forged header, not audio.
+        guard header.durations.allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= 604_800 }) else {
+            throw fail("a reference's duration is not a number of seconds up to a week")
+        }
         if let problem = header.calibration?.inconsistency { throw fail("its calibration: \(problem)") }
     }
 }
