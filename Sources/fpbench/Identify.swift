@@ -5,6 +5,10 @@ import Fingerprinting
 import Foundation
 
 struct Identify: ParsableCommand {
+    /// A query is searched on its first two minutes: an answer needs seconds, and verification grows with the
+    /// query (panako@dense had not answered an hour-long query after 900 s).
+    static let longestQuery = 120.0
+
     static let configuration = CommandConfiguration(
         abstract: "Search a catalog of references for each query: ranked matches, or \"no match\".",
         discussion: """
@@ -88,13 +92,19 @@ struct Identify: ParsableCommand {
         let answers = parallelMap(queries.count, threads: threads) { i in
             defer { reporter.advance() }
             return Result { () -> (print: AnyFingerprint, matches: [Match]) in
-                let print = try algorithm.fingerprint(file: queries[i], role: .query)
+                let duration = try AudioReader.duration(queries[i])
+                let print = duration > Self.longestQuery
+                    ? try algorithm.fingerprint(file: queries[i], window: TimeWindow(start: 0, duration: Self.longestQuery), role: .query)
+                    : try algorithm.fingerprint(file: queries[i], role: .query)
                 return (print, try index.search(print, limit: limit, applyingThreshold: rule.threshold(for: print.duration) == nil))
             }
         }
         reporter.finish()
         for (path, answer) in zip(queries, answers) {
             print("\(path):")
+            if let duration = try? AudioReader.duration(path), duration > Self.longestQuery {
+                print(String(format: "  (searched on its first %g s of %.1f s)", Self.longestQuery, duration))
+            }
             do {
                 let (queryPrint, found) = try answer.get()
                 let threshold = rule.threshold(for: queryPrint.duration)

@@ -114,4 +114,15 @@ final class IndexCatalogTests: XCTestCase {
             XCTAssertTrue(verify.errors.contains("4096 bytes after its last section"), verify.errors)
         }
     }
+
+    /// A query longer than two minutes is searched on its first two, and says so (an hour-long query kept
+    /// panako@dense busy for 900 s and more); the answer is still the right track.
+    func testALongQueryIsSearchedOnItsFirstTwoMinutes() throws {
+        let folder = temporaryFolder()
+        let query = try excerpt("\(tracks)/track11.ogg", start: 0, seconds: 125, in: folder, name: "long.wav")
+        let run = try runFPBench(["identify", "-a", "haitsma-kalker", "--catalog", tracks, "--quiet", "--", query])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.output.contains("(searched on its first 120 s of 125.0 s)"), run.output)
+        XCTAssertTrue(run.output.contains("1. \(tracks)/track11.ogg"), run.output)
+    }
 }
