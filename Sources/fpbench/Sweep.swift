@@ -60,8 +60,14 @@ struct SweepCommand: ParsableCommand {
                 record.algorithms = all.map(\.identifier)
             }
             try SweepReport.write(record, to: folder)
-            FileHandle.standardError.write(Data(String(format: "fpbench sweep: %d levels × %d algorithms in %.1f s wall\n",
-                                                       levels.count, base.algorithms.count, Date().timeIntervalSince(started)).utf8))
+            let measured = Set(points.filter { $0.count > 0 }.map(\.level)), missing = levels.filter { !measured.contains($0) }
+            if !missing.isEmpty {
+                FileHandle.standardError.write(Data(String(format: "warning: fpbench sweep: no query could be made at %d of the %d levels (%@%@); a query length above the shortest reference?\n",
+                                  missing.count, levels.count, missing.prefix(5).map { String(format: "%g", $0) }.joined(separator: ", "),
+                                  missing.count > 5 ? ", ..." : "").utf8))
+            }
+            FileHandle.standardError.write(Data(String(format: "fpbench sweep: %d levels measured × %d algorithms in %.1f s wall\n",
+                                                       measured.count, base.algorithms.count, Date().timeIntervalSince(started)).utf8))
             print(folder.appendingPathComponent("sweep.md").path)
         }
     }

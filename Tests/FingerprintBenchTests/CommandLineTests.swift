@@ -231,6 +231,11 @@ final class CommandLineTests: XCTestCase {
             XCTAssertEqual(run.status, 64, "\(arguments): \(run.errors)")
             XCTAssertTrue(run.errors.contains(said), "\(arguments): \(run.errors)")
         }
+        // Levels no query can be made at are named, not counted as measured (it said 100 levels and wrote 9).
+        let sweep = try fpbench(["sweep", "length", "--dataset", "ci", "--algorithms", "haitsma-kalker", "--from", "8", "--to", "11", "--step", "1",
+                                 "--out", temporaryFolder().path])
+        XCTAssertEqual(sweep.status, 0, sweep.errors)
+        XCTAssertTrue(sweep.errors.contains("no query could be made at 2 of the 4 levels (10, 11)") && sweep.errors.contains("2 levels measured"), sweep.errors)
     }
 }
 
