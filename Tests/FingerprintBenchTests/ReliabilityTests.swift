@@ -308,3 +308,11 @@ func oggWithADamagedPacket(_ file: String, to out: String) throws {
     #expect(skipped.count == 1 && skipped[0].item == "2 queries cut from b.ogg" && skipped[0].reason.contains("not in every index"))
     #expect(Benchmark.fromIndexedTracks(queries, unindexed: [], skipped: &skipped) == queries)
 }
+
+/// Invalid JSON in a manifest is named with its line and column (it said only "not valid JSON").
+@Test func invalidJSONIsNamedWithItsLineAndColumn() throws {
+    let folder = temporaryFolder()
+    let manifest = folder.appendingPathComponent("manifest.json")
+    try Data("{\n \"name\": \"x\",\n \"description\": \"y\",,\n}\n".utf8).write(to: manifest)
+    #expect { try Dataset.load(manifest.path) } throws: { "\($0)".contains("not valid JSON at line 3, column 21") }
+}

@@ -31,7 +31,7 @@ func unknownFields(in input: Any, known: Any, path: String = "", otherReaders: S
 public func decodeStrictly<T: Codable>(_ type: T.Type, from data: Data, otherReaders: Set<String> = []) throws -> T {
     let value: T
     do { value = try JSONDecoder().decode(T.self, from: data) } catch let error as DecodingError {
-        throw StrictDecodingError(reason: explain(error))
+        throw StrictDecodingError(reason: syntaxError(in: data) ?? explain(error))
     }
     if let input = try? JSONSerialization.jsonObject(with: data),
        let known = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) {
@@ -39,6 +39,20 @@ public func decodeStrictly<T: Codable>(_ type: T.Type, from data: Data, otherRea
         if !unknown.isEmpty { throw StrictDecodingError(reason: unknown.joined(separator: "; ")) }
     }
     return value
+}
+
+/// Where JSON text stops being JSON, as "not valid JSON at line L, column C (...)"; nil when it is valid.
+/// (JSONSerialization says "around character N"; a person needs the line.)
+func syntaxError(in data: Data) -> String? {
+    do { _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]); return nil } catch {
+        let said = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
+        guard let range = said.range(of: #"character (\d+)"#, options: .regularExpression),
+              let offset = Int(said[range].dropFirst("character ".count)) else { return "not valid JSON (\(said))" }
+        let before = data.prefix(offset)
+        let line = before.filter { $0 == UInt8(ascii: "\n") }.count + 1
+        let column = offset - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+        return "not valid JSON at line \(line), column \(column) (\(said))"
+    }
 }
 
 public struct StrictDecodingError: Error, CustomStringConvertible {
