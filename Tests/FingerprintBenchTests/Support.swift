@@ -1,6 +1,7 @@
 import AudioIO
 import DSP
 import Foundation
+import XCTest
 
 /// A fresh folder under the system's temporary directory for one test.
 func temporaryFolder() -> URL {
@@ -79,4 +80,14 @@ func runFPBench(_ arguments: [String]) throws -> (status: Int32, output: String,
     group.wait()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err.data, as: UTF8.self))
+}
+
+/// A test's real part (Slurm, Chromium, a namespace, an outside system) cannot run here: locally a skip with
+/// the reason; with CI=true a failure with the reason, so CI never passes on a skipped test.
+struct RealPartMissing: Error, CustomStringConvertible {
+    var description: String
+}
+
+func unavailable(_ reason: String) -> Error {
+    ProcessInfo.processInfo.environment["CI"] == "true" ? RealPartMissing(description: "CI=true and the real part is missing: \(reason)") : XCTSkip(reason)
 }
