@@ -69,6 +69,16 @@ struct Report: ParsableCommand {
     /// Only the fields that tell a benchmark's results, a run's and a sweep's record apart.
     private struct Kind: Decodable { var kind: String?; var axis: String? }
 
+    /// A file written by a later fpbench (its `tool` or `tool.version`) may mean other things by the same fields: refused.
+    static func refuseNewer(_ data: Data, path: String) throws {
+        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        guard let written = (object?["tool"] as? [String: Any])?["version"] as? String ?? object?["tool"] as? String else { return }
+        let numbers = { (text: String) in text.split(separator: ".").map { Int($0.prefix { $0.isNumber }) ?? 0 } }
+        if numbers(written).lexicographicallyPrecedes(numbers(fpbenchVersion)) || numbers(written) == numbers(fpbenchVersion) { return }
+        throw ValidationError("\(path) was written by fpbench \(written), newer than this fpbench \(fpbenchVersion): its fields may mean other things; "
+                              + "read it with that version")
+    }
+
     @Argument(help: "A results.json written by `fpbench run` or `fpbench benchmark`, or a sweep.json.") var results: String
     @Option(help: "Output folder (default: the results file's folder).") var out: String?
 
@@ -76,6 +86,7 @@ struct Report: ParsableCommand {
         guard let data = FileManager.default.contents(atPath: results) else { throw ValidationError("\(results): no such file") }
         let folder = out.map { URL(fileURLWithPath: $0) } ?? URL(fileURLWithPath: results).deletingLastPathComponent()
         let kind = try? JSONDecoder().decode(Kind.self, from: data)
+        try Self.refuseNewer(data, path: results)
         if kind?.axis != nil {
             let record = try validated { try SweepReport.Record.decode(data, path: results) }
             try SweepReport.write(record, to: folder)

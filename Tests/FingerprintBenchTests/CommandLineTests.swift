@@ -231,6 +231,14 @@ final class CommandLineTests: XCTestCase {
             XCTAssertEqual(run.status, 64, "\(arguments): \(run.errors)")
             XCTAssertTrue(run.errors.contains(said), "\(arguments): \(run.errors)")
         }
+        // A results file written by a later fpbench is refused, not read as if its fields meant the same.
+        let newer = temporaryFolder().appendingPathComponent("sweep.json")
+        var record = try JSONSerialization.jsonObject(with: Data(contentsOf: repositoryRoot.appendingPathComponent("Reports/sweep-noise/sweep.json"))) as! [String: Any]
+        record["tool"] = "99.0.0"
+        try JSONSerialization.data(withJSONObject: record).write(to: newer)
+        let report = try fpbench(["report", newer.path])
+        XCTAssertEqual(report.status, 64, report.errors)
+        XCTAssertTrue(report.errors.contains("written by fpbench 99.0.0, newer than this fpbench"), report.errors)
         // Levels no query can be made at are named, not counted as measured (it said 100 levels and wrote 9).
         let sweep = try fpbench(["sweep", "length", "--dataset", "ci", "--algorithms", "haitsma-kalker", "--from", "8", "--to", "11", "--step", "1",
                                  "--out", temporaryFolder().path])

@@ -125,4 +125,15 @@ final class IndexCatalogTests: XCTestCase {
         XCTAssertTrue(run.output.contains("(searched on its first 120 s of 125.0 s)"), run.output)
         XCTAssertTrue(run.output.contains("1. \(tracks)/track11.ogg"), run.output)
     }
+
+    /// A track the algorithm cannot fingerprint (silence here) is named with the algorithm that could not, so it
+    /// does not read as if the file were gone for every algorithm.
+    func testATrackAnAlgorithmCannotUseNamesTheAlgorithm() throws {
+        let folder = temporaryFolder(), silent = folder.appendingPathComponent("silent.wav").path
+        try AudioWriter.write(Audio(samples: [Float](repeating: 0, count: 44_100 * 5), sampleRate: 44_100), to: silent)
+        let build = try runFPBench(["index", "build", "-a", "haitsma-kalker", "--catalog", "\(tracks)/track10.ogg", silent,
+                                    "--out", folder.appendingPathComponent("i.fpindex").path, "--quiet"])
+        XCTAssertEqual(build.status, 2, build.errors)
+        XCTAssertTrue(build.errors.contains("silent.wav: haitsma-kalker: silent"), build.errors)
+    }
 }

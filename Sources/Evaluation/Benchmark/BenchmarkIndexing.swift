@@ -135,10 +135,14 @@ extension Benchmark {
         }
         var failures: [(Int, String)] = []
         for (t, track) in perTrack.enumerated() {
-            if let error = track.prints.indices.lazy.filter({ algorithms[$0] != nil })
-                .compactMap({ if case .failure(let e) = track.prints[$0] { return e } else { return nil } }).first {
-                failures.append((t, "\(error)"))
+            // Which algorithms could not fingerprint it, and why: one reason when all failed alike (an unreadable
+            // file), else each algorithm's (a track too quiet for one algorithm is not gone for the others).
+            let failed = track.prints.indices.filter { algorithms[$0] != nil }.compactMap { a -> (String, String)? in
+                if case .failure(let e) = track.prints[a] { return (algorithms[a]!.identifier, "\(e)") } else { return nil }
             }
+            guard let first = failed.first else { continue }
+            let everyOne = failed.count == algorithms.compactMap({ $0 }).count && failed.allSatisfy { $0.1 == first.1 }
+            failures.append((t, everyOne ? first.1 : failed.map { "\($0.0): \($0.1)" }.joined(separator: "; ")))
         }
         return Indexed(prints: algorithms.indices.map { a in perTrack.map { try? $0.prints[a].get() } },
                        cpu: algorithms.indices.map { a in perTrack.map { $0.cpu[a] } }, decode: perTrack.map(\.decode),

@@ -57,6 +57,8 @@ public enum AudioFiles {
         for (file, result) in zip(files, made) {
             switch result {
             case .success(let track): tracks.append(track)
+            case .failure(let error as FingerprintError):  // the audio is fine, this algorithm cannot use it: say which
+                failures.append(.init(item: file, reason: "\(algorithm.identifier): \(error); left out of the index", file: file))
             case .failure(let error): failures.append(.init(item: file, reason: "\(error)", file: file))
             }
         }
