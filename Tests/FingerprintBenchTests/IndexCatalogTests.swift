@@ -136,4 +136,14 @@ final class IndexCatalogTests: XCTestCase {
         XCTAssertEqual(build.status, 2, build.errors)
         XCTAssertTrue(build.errors.contains("silent.wav: haitsma-kalker: silent"), build.errors)
     }
+
+    /// An index is written through a part named by its process and renamed into place: a part a killed build
+    /// left is removed by the next write, and a finished write leaves nothing beside the index.
+    func testAKilledBuildsPartIsRemovedByTheNextWrite() throws {
+        let folder = temporaryFolder(), index = folder.appendingPathComponent("i.fpindex").path
+        let leftover = folder.appendingPathComponent(".i.fpindex.999999999.part")
+        try Data(count: 100).write(to: leftover)
+        XCTAssertEqual(try runFPBench(["index", "build", "-a", "haitsma-kalker", "--catalog", "\(tracks)/track10.ogg", "--out", index, "--quiet"]).status, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasSuffix(".lock") }, ["i.fpindex"])
+    }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A catalog on disk, memory-mapped when read, so a catalog larger than memory still answers queries
 /// (the operating system pages in the postings a query touches). The format, little-endian:
@@ -92,7 +95,29 @@ public enum IndexFile {
             withUnsafeBytes(of: Checksum.of(json).littleEndian) { file.append(contentsOf: $0) }
             file.append(json)
             file.append(body)
-            try file.write(to: URL(fileURLWithPath: path), options: .atomic)
+            try IndexFile.replace(path, with: file)
+        }
+    }
+
+    /// Writes `data` through `.NAME.PID.part` beside `path` and renames it into place, so a reader sees the old
+    /// file or the new one. A part left by a process that was killed (its PID gone) is removed first; a
+    /// failure (a full disk) names the file and the system's reason, and leaves no part behind.
+    static func replace(_ path: String, with data: Data) throws {
+        let url = URL(fileURLWithPath: path), folder = url.deletingLastPathComponent(), name = url.lastPathComponent
+        for leftover in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        where leftover.hasPrefix(".\(name).") && leftover.hasSuffix(".part") {
+            guard let pid = pid_t(leftover.dropFirst(name.count + 2).dropLast(5)), kill(pid, 0) == -1, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(leftover))
+        }
+        let part = folder.appendingPathComponent(".\(name).\(getpid()).part")
+        do {
+            try data.write(to: part)
+            guard rename(part.path, path) == 0 else { throw NSError(domain: NSPOSIXErrorDomain, code: Int(errno)) }
+        } catch {
+            try? FileManager.default.removeItem(at: part)
+            let posix = (error as NSError).domain == NSPOSIXErrorDomain ? (error as NSError).code
+                : ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code
+            throw IndexFileError(path: path, reason: "cannot be written: " + (posix.map { String(cString: strerror(Int32($0))) } ?? "\(error)"))
         }
     }
 
