@@ -10,6 +10,8 @@ public struct AudioFileInfo: Sendable {
     public var frames: Int
     /// Frames the header states (nil: none); differs from `frames` for a damaged file.
     public var headerFrames: Int?
+    /// The container's estimate of its length where it states no exact one (MP4, Matroska, ASF, MP3), seconds.
+    public var statedDuration: Double?
     public var peakDBFS: Double
     public var rmsDBFS: Double
     public var duration: Double { Double(frames) / sampleRate }
@@ -102,10 +104,22 @@ public enum AudioReader {
         if file.skippedPackets > 0 {
             DecodeNotice.once(path, "packets", "has \(file.skippedPackets) damaged packet(s), skipped as the ffmpeg command skips them (the audio is what decodes)")
         }
+        if window == nil { warnIfShortOfEstimate(file, decoded: decoded) }
         for (i, output) in outputs.enumerated() {
             try output.finish(count: Int((Double(decoded) * output.rate / file.sampleRate).rounded())) { try body(i, $0) }
         }
         return outputs.map(\.rate)
+    }
+
+    /// A whole file of a container whose length is only an estimate (MP4, Matroska, ASF, MP3) that decodes
+    /// clearly shorter than the estimate is damaged: said once, as for the containers that state it exactly.
+    /// The estimate's own error (an encoder's padding, milliseconds) stays within `headerSlack`.
+    static func warnIfShortOfEstimate(_ file: AudioDecoder, decoded: Int) {
+        guard let stated = file.statedDuration else { return }
+        let seconds = Double(decoded) / file.sampleRate
+        if seconds + headerSlack < stated {
+            DecodeNotice.once(file.path, "estimate", String(format: "decodes to %.3f s where its container states about %.3f s (damaged? the audio is what decodes)", seconds, stated))
+        }
     }
 
     /// The first frame and the frame count of `window`, checked against the header's length.
@@ -157,8 +171,9 @@ public enum AudioReader {
         if file.skippedPackets > 0 {
             DecodeNotice.once(path, "packets", "has \(file.skippedPackets) damaged packet(s), skipped as the ffmpeg command skips them (the audio is what decodes)")
         }
+        warnIfShortOfEstimate(file, decoded: count / file.channels)
         return AudioFileInfo(path: path, format: file.formatName, channels: file.channels, sampleRate: file.sampleRate,
-                             frames: count / file.channels, headerFrames: file.frames, peakDBFS: decibels(Double(peak)),
+                             frames: count / file.channels, headerFrames: file.frames, statedDuration: file.statedDuration, peakDBFS: decibels(Double(peak)),
                              rmsDBFS: decibels((sumSquares / Double(count)).squareRoot()))
     }
 

@@ -13,6 +13,8 @@ protocol AudioDecoder: AnyObject {
     var formatName: String { get }
     /// Damaged packets skipped so far (decoding goes on past them, as the `ffmpeg` command does).
     var skippedPackets: Int { get }
+    /// The length the container states as an estimate only (then `frames` is nil), in seconds.
+    var statedDuration: Double? { get }
     /// Moves so that the next block starts at `frame` exactly.
     func seek(toFrame frame: Int) throws
     /// Decodes up to `maxFrames` interleaved Float32 frames in blocks of at most `blockFrames`, handing each
@@ -26,6 +28,7 @@ extension AudioDecoder {
     }
 
     var skippedPackets: Int { 0 }
+    var statedDuration: Double? { nil }
 
     /// The container's duration in seconds, when it states one.
     var duration: Double? { frames.map { Double($0) / sampleRate } }

@@ -9,6 +9,8 @@ final class MediaFile: AudioDecoder {
     let channels: Int
     let sampleRate: Double
     let frames: Int?
+    /// The length the container states where it is only an estimate (MP4, Matroska, ASF, MP3), seconds.
+    let statedDuration: Double?
     let formatName: String
 
     /// FFmpeg's functions, loaded on first use (`CFFmpeg.h` says why they are not linked), or nil with
@@ -115,6 +117,9 @@ final class MediaFile: AudioDecoder {
         } else {
             frames = nil
         }
+        let estimate = duration != fpb_nopts_value() && duration > 0 ? Double(duration) * Double(timeBase.num) / Double(timeBase.den)
+            : context.pointee.duration > 0 ? Double(context.pointee.duration) / 1_000_000 : nil  // AV_TIME_BASE
+        statedDuration = frames == nil ? estimate.flatMap { $0.isFinite && $0 < 86_400 * 7 ? $0 : nil } : nil
     }
 
     /// Containers whose timestamps place every decoded sample exactly, so that a seek lands where asked (a

@@ -25,7 +25,8 @@ struct Info: ParsableCommand {
             do {
                 let info = try AudioReader.info(path)
                 let header = info.headerFrames.map { Double($0) / info.sampleRate }
-                let note = header == info.duration ? "" : header.map { String(format: " (its header states %.3f s)", $0) } ?? " (the header states no length)"
+                let note = header == info.duration ? "" : header.map { String(format: " (its header states %.3f s)", $0) }
+                    ?? info.statedDuration.map { String(format: " (its container states about %.3f s)", $0) } ?? " (the header states no length)"
                 print("\(path): \(info.format), \(info.channels) ch, \(Int(info.sampleRate)) Hz, "
                       + String(format: "%.3f s%@, peak %.1f dBFS, RMS %.1f dBFS", info.duration, note, info.peakDBFS, info.rmsDBFS))
             } catch {

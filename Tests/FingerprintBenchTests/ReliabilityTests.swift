@@ -316,3 +316,18 @@ func oggWithADamagedPacket(_ file: String, to out: String) throws {
     try Data("{\n \"name\": \"x\",\n \"description\": \"y\",,\n}\n".utf8).write(to: manifest)
     #expect { try Dataset.load(manifest.path) } throws: { "\($0)".contains("not valid JSON at line 3, column 21") }
 }
+
+/// An MP4 whose end is cut off decodes what it has, as the ffmpeg command does, and says it falls short of
+/// the length its container states (it decoded a second short with no word: only exact containers warned).
+@Test func anMP4ShortOfItsStatedLengthIsSaid() throws {
+    let folder = temporaryFolder(), whole = folder.appendingPathComponent("t.m4a").path, cut = folder.appendingPathComponent("cut.m4a").path
+    let track = try catalogCIDataset().path("drascula/track10.ogg")
+    let (status, _) = try DecodingTests.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", track, "-t", "20", "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", whole])
+    #expect(status == 0)
+    let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+    try data.prefix(data.count * 6 / 10).write(to: URL(fileURLWithPath: cut))
+    let info = try runFPBench(["info", cut])
+    #expect(info.status == 0)
+    #expect(info.output.contains("(its container states about 20.000 s)"))
+    #expect(info.errors.contains("where its container states about 20.000 s (damaged?"), "\(info.errors)")
+}
