@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The tool's version, recorded in every result file.
 let fpbenchVersion = "0.1.0"
@@ -32,4 +33,27 @@ struct FPBench: ParsableCommand {
         version: fpbenchVersion,
         subcommands: [Run.self, BenchmarkCommand.self, Merge.self, IndexCommand.self, Report.self, DatasetCommand.self, SweepCommand.self, CompareAlgorithms.self, Datasets.self, Info.self, Algorithms.self, FingerprintFile.self, Compare.self, Identify.self, Bench.self, Scale.self]
     )
+}
+
+extension FPBench {
+    /// As ArgumentParser's own main, with two differences: an error is said with the usage of the subcommand
+    /// that threw it (not the top level's), and a file that cannot be written (a full disk) is named with the
+    /// system's reason instead of Foundation's raw error.
+    static func main() {
+        var command: ParsableCommand
+        do { command = try parseAsRoot() } catch { exit(withError: error) }
+        do { try command.run() } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            let path = error.userInfo[NSFilePathErrorKey] as? String ?? (error.userInfo[NSURLErrorKey] as? URL)?.path ?? "a file"
+            let posix = (error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code
+            printError("\(path): cannot be written: " + (posix.map { String(cString: strerror(Int32($0))) } ?? error.localizedDescription))
+            Foundation.exit(1)
+        } catch let error as ValidationError {
+            let usage = usageString(for: type(of: command))
+            let path = usage.split(separator: " ").prefix { !"[<-".contains($0.first ?? "[") }.joined(separator: " ")
+            FileHandle.standardError.write(Data("Error: \(error.message)\nUsage: \(usage)\n  See '\(path) --help' for more information.\n".utf8))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

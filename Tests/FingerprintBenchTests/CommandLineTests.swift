@@ -231,6 +231,10 @@ final class CommandLineTests: XCTestCase {
             XCTAssertEqual(run.status, 64, "\(arguments): \(run.errors)")
             XCTAssertTrue(run.errors.contains(said), "\(arguments): \(run.errors)")
         }
+        // A usage error shows the usage of the subcommand that refused it, not the top level's.
+        let index = try fpbench(["index", "build", "-a", "haitsma-kalker", "--catalog", "/no/such/folder-fpbench", "--out", temporaryFolder().appendingPathComponent("x.fpindex").path])
+        XCTAssertEqual(index.status, 64, index.errors)
+        XCTAssertTrue(index.errors.contains("Usage: fpbench index build [<options>]") && index.errors.contains("See 'fpbench index build --help'"), index.errors)
         // A results file written by a later fpbench is refused, not read as if its fields meant the same.
         let newer = temporaryFolder().appendingPathComponent("sweep.json")
         var record = try JSONSerialization.jsonObject(with: Data(contentsOf: repositoryRoot.appendingPathComponent("Reports/sweep-noise/sweep.json"))) as! [String: Any]
