@@ -266,6 +266,9 @@ final class MediaFile: AudioDecoder {
     private static let decoderNotFound = fpb_averror_decoder_not_found()
 
     static func message(_ status: Int32) -> String {
+        // Several of FFmpeg's decoders and demuxers return a bare -1 on data they cannot parse; av_strerror
+        // reads it as EPERM ("Operation not permitted"), which misleads: it is damaged data.
+        if status == -1 { return "damaged or unparsable data (FFmpeg error -1)" }
         var buffer = [CChar](repeating: 0, count: 256)
         _ = ff.av_strerror(status, &buffer, buffer.count)
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
