@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioIO
 import Evaluation
 import Foundation
 
@@ -62,10 +63,12 @@ struct DatasetCommand: ParsableCommand {
             if let catalog, let negatives {
                 let tracks = URL(fileURLWithPath: catalog)
                 let target = URL(fileURLWithPath: out ?? tracks.appendingPathComponent("manifest.json").path)
-                let manifest = try validated {
+                var manifest = try validated {
                     try DatasetFolder.catalogManifest(tracks: tracks, negatives: URL(fileURLWithPath: negatives), manifestFolder: target.deletingLastPathComponent())
                 }
+                let unreadable = Self.leaveOutUnreadable(&manifest, manifestFolder: target.deletingLastPathComponent())
                 try write(manifest, to: target, encoder: encoder)
+                defer { if unreadable > 0 { Foundation.exit(2) } }
                 print("\(target.path): \(manifest.catalog!.tracks.count) catalog tracks, \(manifest.catalog!.negatives.count) negatives, "
                       + "\(manifest.noises.count) noises, \(manifest.impulseResponses.count) impulse responses, \(manifest.files.count) checksums")
                 return
@@ -76,6 +79,26 @@ struct DatasetCommand: ParsableCommand {
             try write(manifest, to: target, encoder: encoder)
             print("\(target.path): \(manifest.sources.count) sources (\(manifest.sources.filter { !$0.alternates.isEmpty }.count) with another recording), "
                   + "\(manifest.noises.count) noises, \(manifest.impulseResponses.count) impulse responses, \(manifest.files.count) checksums")
+        }
+
+        /// Decodes every file once, as it is checksummed, so a file no library can read is found now, named
+        /// and left out of the manifest, not when a run meets it. Returns how many were left out.
+        static func leaveOutUnreadable(_ manifest: inout DatasetManifest, manifestFolder: URL) -> Int {
+            let root = manifest.audioRoot.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : manifestFolder.appendingPathComponent($0) } ?? manifestFolder
+            var gone = Set<String>()
+            for file in manifest.usedFiles {
+                do { try AudioReader.stream(root.appendingPathComponent(file).path) { _ in } } catch {
+                    printError("\(file): left out of the manifest: \(error)")
+                    gone.insert(file)
+                }
+            }
+            guard !gone.isEmpty else { return 0 }
+            manifest.files.removeAll { gone.contains($0.path) }
+            manifest.catalog?.tracks.removeAll(where: gone.contains)
+            manifest.catalog?.negatives.removeAll(where: gone.contains)
+            manifest.noises.removeAll { gone.contains($0.file) }
+            manifest.impulseResponses.removeAll { gone.contains($0.file) }
+            return gone.count
         }
 
         private func write(_ manifest: DatasetManifest, to target: URL, encoder: JSONEncoder) throws {

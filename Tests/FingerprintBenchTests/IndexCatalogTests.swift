@@ -146,4 +146,21 @@ final class IndexCatalogTests: XCTestCase {
         XCTAssertEqual(try runFPBench(["index", "build", "-a", "haitsma-kalker", "--catalog", "\(tracks)/track10.ogg", "--out", index, "--quiet"]).status, 0)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasSuffix(".lock") }, ["i.fpindex"])
     }
+
+    /// `dataset init --catalog` decodes each file as it checksums it: one no library can read is named and left
+    /// out of the manifest (exit status 2), not met by a run later.
+    func testDatasetInitLeavesOutAFileNoLibraryReads() throws {
+        let folder = temporaryFolder(), music = folder.appendingPathComponent("music"), others = folder.appendingPathComponent("others")
+        for sub in [music, others] { try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true) }
+        for name in ["track10.ogg", "track11.ogg"] {
+            try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent("\(tracks)/\(name)"), to: music.appendingPathComponent(name))
+        }
+        try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent("\(negatives)/finch-348.wav"), to: others.appendingPathComponent("finch.wav"))
+        try Data("OggS but nothing after".utf8).write(to: music.appendingPathComponent("broken.ogg"))
+        let made = try runFPBench(["dataset", "init", "--catalog", music.path, "--negatives", others.path])
+        XCTAssertEqual(made.status, 2, made.errors)
+        XCTAssertTrue(made.errors.contains("broken.ogg: left out of the manifest"), made.errors)
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: music.appendingPathComponent("manifest.json"))) as! [String: Any]
+        XCTAssertEqual((manifest["catalog"] as! [String: Any])["tracks"] as! [String], ["music/track10.ogg", "music/track11.ogg"])
+    }
 }
