@@ -24,6 +24,8 @@ public enum SweepReport {
         /// For a part of a sharded sweep: which part, and every algorithm of the whole sweep in order.
         public var shard: Shard?
         public var algorithms: [String]?
+        /// The whole file's checksum with this field empty (`ShardedResults.sealed()`): an edited or damaged file is refused.
+        public var seal: String?
 
         /// The parts of one sharded sweep (algorithm i in part i mod N) gathered into the whole sweep's record.
         public static func merge(_ parts: [(path: String, results: Record)]) throws -> Record {

@@ -30,6 +30,7 @@ struct CompareAlgorithms: ParsableCommand {
             guard let data = FileManager.default.contents(atPath: results) else { throw ValidationError("\(results): no such file") }
             try Report.refuseNewer(data, path: results)
             runResults = try validated { try RunResults.decode(data, path: results) }
+            try Report.checkSeal(runResults, path: results)
             for id in [baseline, candidate] where runResults.algorithm(id) == nil {
                 throw ValidationError("\(results) has no results for '\(id)'")
             }

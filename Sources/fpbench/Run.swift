@@ -69,6 +69,15 @@ struct Report: ParsableCommand {
     /// Only the fields that tell a benchmark's results, a run's and a sweep's record apart.
     private struct Kind: Decodable { var kind: String?; var axis: String? }
 
+    /// A results file whose content no longer matches its seal is refused; one written before results were
+    /// sealed is read with a warning that its figures cannot be checked.
+    static func checkSeal<R: ShardedResults>(_ results: R, path: String) throws {
+        if let broken = results.brokenSeal { throw ValidationError("\(path): \(broken)") }
+        if results.unsealed {
+            FileHandle.standardError.write(Data("warning: \(path) carries no seal (written before fpbench sealed its results): its figures cannot be checked\n".utf8))
+        }
+    }
+
     /// A file written by a later fpbench (its `tool` or `tool.version`) may mean other things by the same fields: refused.
     static func refuseNewer(_ data: Data, path: String) throws {
         let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
@@ -89,17 +98,20 @@ struct Report: ParsableCommand {
         try Self.refuseNewer(data, path: results)
         if kind?.axis != nil {
             let record = try validated { try SweepReport.Record.decode(data, path: results) }
+            try Self.checkSeal(record, path: results)
             try SweepReport.write(record, to: folder)
             print(folder.appendingPathComponent("sweep.md").path)
             return
         }
         if kind?.kind == "benchmark" {
             let decoded = try validated { try BenchmarkResults.decode(data, path: results) }
+            try Self.checkSeal(decoded, path: results)
             let costsFile = URL(fileURLWithPath: results).deletingLastPathComponent().appendingPathComponent("costs.json")
             let costs = FileManager.default.contents(atPath: costsFile.path).flatMap { try? JSONDecoder().decode(BenchmarkCosts.self, from: $0) }
             try BenchmarkReport.write(decoded, costs: costs, to: folder, includeResults: out != nil)
         } else {
             let decoded = try validated { try RunResults.decode(data, path: results) }
+            try Self.checkSeal(decoded, path: results)
             try ReportWriter.write(decoded, to: folder, includeResults: out != nil)
         }
         print(folder.appendingPathComponent("summary.md").path)

@@ -249,6 +249,34 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(sweep.status, 0, sweep.errors)
         XCTAssertTrue(sweep.errors.contains("no query could be made at 2 of the 4 levels (10, 11)") && sweep.errors.contains("2 levels measured"), sweep.errors)
     }
+
+    /// Every results file is sealed: one whose scores were edited is refused by `report` and
+    /// `compare-algorithms` (they printed the changed tables); one without a seal is read with a warning.
+    func testAnEditedResultsFileIsRefused() throws {
+        let folder = temporaryFolder()
+        let run = try fpbench(["run", "--dataset", "ci", "--algorithms", "haitsma-kalker", "constellation", "--tests", "test1-cropping", "test3-noise-3.16", "--out", folder.path, "--no-cache"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        let file = folder.appendingPathComponent("results.json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        XCTAssertTrue(text.contains("\"seal\""))
+        XCTAssertEqual(try fpbench(["report", file.path, "--out", temporaryFolder().path]).status, 0)
+        // One score changed in its last digits: still valid JSON, still a results file, no longer what was written.
+        let edited = temporaryFolder().appendingPathComponent("results.json")
+        let range = try XCTUnwrap(text.range(of: #"0\.[0-9]{6}"#, options: .regularExpression))
+        try text.replacingCharacters(in: range, with: "0.999999").write(to: edited, atomically: true, encoding: .utf8)
+        for arguments in [["report", edited.path], ["compare-algorithms", "--baseline", "haitsma-kalker", "--candidate", "constellation", "--results", edited.path]] {
+            let refused = try fpbench(arguments)
+            XCTAssertEqual(refused.status, 64, "\(arguments): \(refused.errors)")
+            XCTAssertTrue(refused.errors.contains("does not match its seal"), refused.errors)
+        }
+        var object = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as! [String: Any]
+        object["seal"] = nil
+        let unsealed = temporaryFolder().appendingPathComponent("results.json")
+        try JSONSerialization.data(withJSONObject: object).write(to: unsealed)
+        let old = try fpbench(["report", unsealed.path])
+        XCTAssertEqual(old.status, 0, old.errors)
+        XCTAssertTrue(old.errors.contains("carries no seal"), old.errors)
+    }
 }
 
 /// A fuzz target that stays: 50 seeded mutants of a small real file in each of nine containers (WAV,

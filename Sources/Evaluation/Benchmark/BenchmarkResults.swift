@@ -82,6 +82,8 @@ public struct BenchmarkResults: Sendable, Codable, Equatable {
     public var failures: [RunResults.Problem]
     /// Which part of a sharded benchmark this is (absent: the whole benchmark).
     public var shard: Shard?
+    /// The whole file's checksum with this field empty (`ShardedResults.sealed()`): an edited or damaged file is refused.
+    public var seal: String?
 }
 
 extension BenchmarkResults: ResultsFile {

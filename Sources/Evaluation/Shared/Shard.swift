@@ -169,6 +169,8 @@ extension RunResults: ShardedResults {
 /// results the unsharded run writes.
 public protocol ShardedResults: ResultsFile {
     var shard: Shard? { get set }
+    /// A whole run's seal (a part's is in its shard).
+    var seal: String? { get set }
     /// The items a part answers for: a benchmark's answers, a suite's tests, a sweep's points.
     var itemCount: Int { get }
     /// The top-level fields in which the parts of one run differ by design (their items and problems).
@@ -197,22 +199,32 @@ extension ShardedResults {
         return try merge(parts)
     }
 
-    /// A part with its seal: its item count and the checksum of its encoding with the seal empty
-    /// (results without a shard are returned as they are).
+    /// The file with its seal: a part's item count and the checksum of its encoding with the seal empty in its
+    /// shard; a whole run's checksum, likewise, in `seal`.
     public func sealed() -> Self {
-        guard var shard else { return self }
-        var part = self
+        var whole = self
+        whole.seal = nil
+        guard var shard else {
+            whole.seal = Checksum.hex((try? whole.encoded()) ?? Data())
+            return whole
+        }
         shard.items = itemCount
         shard.seal = nil
-        part.shard = shard
-        shard.seal = Checksum.hex((try? part.encoded()) ?? Data())
-        part.shard = shard
-        return part
+        whole.shard = shard
+        shard.seal = Checksum.hex((try? whole.encoded()) ?? Data())
+        whole.shard = shard
+        return whole
     }
 
-    /// Why a part read back is not what its run wrote (nil: it is, or it is not a part).
-    var brokenSeal: String? {
-        guard let shard else { return nil }
+    /// A whole run's file written before fpbench sealed them: its figures cannot be checked.
+    public var unsealed: Bool { shard == nil && seal == nil }
+
+    /// Why a file read back is not what its run wrote (nil: it is, or it carries no seal: `unsealed`).
+    public var brokenSeal: String? {
+        guard let shard else {
+            guard let seal else { return nil }
+            return sealed().seal == seal ? nil : "does not match its seal (edited or damaged); run it again or restore it"
+        }
         guard let items = shard.items, let seal = shard.seal else { return "part \(shard.index) of \(shard.count) carries no seal (written by an older fpbench?); run it again" }
         guard items == itemCount else {
             return "part \(shard.index) of \(shard.count) holds \(itemCount) of the \(items) items it was written with (truncated or edited); run it again"

@@ -136,6 +136,8 @@ public struct RunResults: Sendable, Codable, Equatable {
     public var failures: [Problem]
     /// Which part of a sharded run this is (absent: the whole run).
     public var shard: Shard?
+    /// The whole file's checksum with this field empty (`ShardedResults.sealed()`): an edited or damaged file is refused.
+    public var seal: String?
 
     /// Queries per source and test.
     public var draws: Int { queriesPerSource ?? 1 }
