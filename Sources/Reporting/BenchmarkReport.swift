@@ -169,13 +169,31 @@ public enum BenchmarkReport {
         }
         if !r.skipped.isEmpty { s += "## Skipped\n\n" + r.skipped.map { "- \($0.item): \($0.reason)\n" }.joined() + "\n" }
         let systemErrors = r.answers.filter { $0.note?.hasPrefix(Benchmark.systemErrorNote) == true }
-        if !systemErrors.isEmpty {
-            s += "## Outside systems' errors (\(systemErrors.count), each counted as no match)\n\n"
-            s += systemErrors.prefix(20).map { "- \($0.algorithm), query \($0.query)/\($0.condition): \($0.note!.dropFirst(Benchmark.systemErrorNote.count + 1))\n" }.joined() + "\n"
-        }
+        if !systemErrors.isEmpty { s += systemErrorsSection(systemErrors, r) }
         if !r.failures.isEmpty { s += "## Failures (\(r.failures.count))\n\n" + r.failures.prefix(50).map { "- \($0.item): \($0.reason)\n" }.joined() + "\n" }
         s += "Files: `answers.csv` (one row per algorithm × query × condition), `metrics.csv` (every rate with its interval), `results.json`, `costs.json`.\n"
         return s
+    }
+
+    /// Each system's errors grouped by message (the query's name taken out), most frequent first, with
+    /// counts; a system that erred on more than 5 % of its queries is marked "adapter suspect": its row
+    /// measures our adapter or its install before it measures the system.
+    static func systemErrorsSection(_ errors: [BenchmarkAnswer], _ r: BenchmarkResults) -> String {
+        var s = "## Outside systems' errors (\(errors.count), each counted as no match)\n\n"
+        for (system, own) in Dictionary(grouping: errors, by: \.algorithm).sorted(by: { $0.key < $1.key }) {
+            let asked = r.answers.filter { $0.algorithm == system }.count
+            let share = Double(own.count) / Double(max(1, asked))
+            s += String(format: "- **%@**: %d of %d queries (%.1f %%)%@\n", system, own.count, asked, 100 * share,
+                        share > 0.05 ? " — **adapter suspect**: more than 5 % erred" : "")
+            let messages = own.map { answer in
+                String(answer.note!.dropFirst(Benchmark.systemErrorNote.count + 1))
+                    .replacingOccurrences(of: #"query files? [^:]*: "#, with: "", options: .regularExpression)
+            }
+            for (message, count) in Dictionary(grouping: messages, by: { $0 }).mapValues(\.count).sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }).prefix(5) {
+                s += "  - \(count) × \(message.prefix(300))\n"
+            }
+        }
+        return s + "\n"
     }
 
     static func costsSection(_ c: BenchmarkCosts, _ r: BenchmarkResults) -> String {

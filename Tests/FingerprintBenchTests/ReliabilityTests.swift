@@ -331,3 +331,21 @@ func oggWithADamagedPacket(_ file: String, to out: String) throws {
     #expect(info.output.contains("(its container states about 20.000 s)"))
     #expect(info.errors.contains("where its container states about 20.000 s (damaged?"), "\(info.errors)")
 }
+
+/// A file the chosen library cannot open is read by the other: an HTK file (no magic bytes, so it goes to
+/// FFmpeg, which has no HTK reader) is read by libsndfile, as the valid old-libvorbis Ogg files FFmpeg
+/// rejects are (it was "no audio FFmpeg can read", and the file was lost).
+@Test func aFileFFmpegCannotOpenIsReadByLibsndfile() throws {
+    let rate = 16_000, count = rate * 2
+    var bytes = Data()
+    for value in [Int32(count), Int32(10_000_000 / rate)] { withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) } }
+    for value in [Int16(2), Int16(0)] { withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) } }  // 2 bytes a sample, waveform
+    for i in 0..<count {
+        withUnsafeBytes(of: Int16(8000 * sin(2 * Double.pi * 440 * Double(i) / Double(rate))).bigEndian) { bytes.append(contentsOf: $0) }
+    }
+    let path = temporaryFolder().appendingPathComponent("tone.htk").path
+    try bytes.write(to: URL(fileURLWithPath: path))
+    #expect(DecoderLibrary.choice(for: path) == .ffmpeg)
+    let audio = try AudioReader.read(path)
+    #expect(audio.sampleRate == 16_000 && audio.samples.count == count && abs(audio.samples[rate / 1760] - 8000.0 / 32768) < 0.01)
+}

@@ -2,6 +2,7 @@ import AudioIO
 import Evaluation
 import Fingerprinting
 import Foundation
+import Reporting
 @testable import Systems
 import Testing
 
@@ -78,7 +79,7 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         #expect(refusal(good.replacingOccurrences(of: "\"{catalogList}\"", with: "\"{catalog}\"")).contains("index.command must contain {catalogList}"))
         #expect(refusal(good.replacingOccurrences(of: "fpbench-system/1", with: "fpbench-system/9")).contains("this fpbench reads 'fpbench-system/1'"))
         #expect(refusal(good.replacingOccurrences(of: "\"{queries}\"", with: "\"{query}\"")).contains("query.batch must be 1 when the command takes {query}"))
-        #expect(refusal("{").contains("broken system file: The given data was not valid JSON"))
+        #expect(refusal("{").contains("broken system file: not valid JSON: it ends before it is complete (after line 1)"))
     }
 }
 
@@ -159,6 +160,13 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         #expect(crashed.count == 1 && crashed[0].query == "10s-neg-001" && crashed[0].note!.contains("exit status 9: cannot decode"))
         #expect(zip(answers("crashes-on-one"), answers("envelope-example")).allSatisfy { $0.query == "10s-neg-001" || $0.top == $1.top })
         #expect(answers("hangs").allSatisfy { $0.top.isEmpty && $0.note!.contains("stopped after its time limit") })
+        // The summary groups each system's errors by message with counts and marks a system that erred on more
+        // than 5 % of its queries as "adapter suspect" (it listed the first 20 errors one by one).
+        let report = temporaryFolder()
+        try BenchmarkReport.write(results, costs: nil, to: report, includeResults: false)
+        let summary = try String(contentsOf: report.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(summary.contains("**hangs**: 7 of 7 queries (100.0 %) — **adapter suspect**"), "\(summary)")
+        #expect(summary.contains("**crashes-on-one**: 1 of 7 queries (14.3 %) — **adapter suspect**"))
         #expect(answers("floods").allSatisfy { $0.top.isEmpty && $0.note!.contains("stopped after printing more than 64 MiB") })
         #expect(answers("garbage").allSatisfy { $0.top.isEmpty && $0.note!.contains("line 1 cannot be read (not valid JSON): Segmentation fault") })
         // The two that could not run are skipped with the reason and, when not installed, the install line.

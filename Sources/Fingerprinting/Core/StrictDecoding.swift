@@ -47,7 +47,10 @@ func syntaxError(in data: Data) -> String? {
     do { _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]); return nil } catch {
         let said = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
         guard let range = said.range(of: #"character (\d+)"#, options: .regularExpression),
-              let offset = Int(said[range].dropFirst("character ".count)) else { return "not valid JSON (\(said))" }
+              let offset = Int(said[range].dropFirst("character ".count)) else {
+            let lines = data.filter { $0 == UInt8(ascii: "\n") }.count + 1
+            return said.lowercased().contains("end of file") ? "not valid JSON: it ends before it is complete (after line \(lines))" : "not valid JSON (\(said))"
+        }
         let before = data.prefix(offset)
         let line = before.filter { $0 == UInt8(ascii: "\n") }.count + 1
         let column = offset - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
