@@ -48,6 +48,11 @@ def main():
         with open(os.path.join(out, "run", "results.json")) as f:
             results = json.load(f)
     ran = {a["identifier"] for a in results["algorithms"]}
+    # A system is named in results by its system file's identifier, which need not be its folder's name.
+    def identifier(name):
+        with open(os.path.join(ROOT, "Systems", name, f"{name}.json")) as f:
+            return json.load(f)["identifier"]
+    installed = [identifier(name) for name in installed]
     queries = {q["id"]: q for q in results["queries"]}
     for name in installed:
         if name not in ran:

@@ -114,6 +114,16 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         json["query"] = part
     }
 
+    /// A system named like one of the run's algorithms is refused: their answers would share one row (the
+    /// Panako release's system file was named "panako", like the built-in algorithm).
+    @Test func aSystemNamedLikeAnAlgorithmIsRefused() throws {
+        let twin = try variant("haitsma-kalker", in: temporaryFolder()) { _ in }
+        var configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: [try AlgorithmRegistry.algorithm("haitsma-kalker")],
+                                                   spec: BenchmarkSpec(), seed: 2013, threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
+        configuration.systems = [twin]
+        #expect { try Benchmark(configuration).run() } throws: { "\($0)".contains("'haitsma-kalker' names two of them") }
+    }
+
     @Test func outsideSystemsAnswerBesideTheAlgorithmsAndTheirFailuresAreNamed() throws {
         let folder = temporaryFolder()
         let script = repository.appendingPathComponent("Systems/envelope-example/envelope_example.py").path

@@ -43,6 +43,11 @@ public struct Benchmark {
 
     public func run() throws -> (results: BenchmarkResults, costs: BenchmarkCosts) {
         let started = Date(), c = configuration
+        let names = c.algorithms.map(\.identifier) + c.systems.map(\.identifier)
+        if let twice = Dictionary(grouping: names, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+            throw DatasetError(path: "the run's algorithms and systems", reason: "'\(twice)' names two of them, whose answers would share one row; "
+                               + "give the system file another identifier")
+        }
         let progress = ProgressReporter(c.progress)
         var failures = ChecksumCheck(dataset: c.dataset, cacheFolder: c.cacheFolder).problems(), skipped: [RunResults.Problem] = []
         let catalog = try readCatalog(&failures)
