@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # The field's systems on the same table: installs each outside system of Systems/ (its own install.sh;
 # one that cannot be installed here is said and left out), then runs the identification benchmark on the
-# catalog (the same seed, queries and conditions as Reports/benchmark) with every built-in algorithm,
-# Chromaprint's fpcalc with our AcoustID-style index (Algorithms/chromaprint-fpcalc-indexed.json) and every
+# catalog (the same seed, queries, conditions and negatives as Reports/benchmark) with the reference's
+# indexed algorithms, Chromaprint's fpcalc with our AcoustID-style index (Algorithms/chromaprint-fpcalc-indexed.json) and every
 # installed system. The reference of this run is Reports/benchmark-systems.
 #   scripts/benchmark-systems.sh [--out FOLDER] [more fpbench benchmark options]
 # Without network, give the systems built from source a local copy, for example
 #   OLAF_SOURCE=~/src/Olaf AUDFPRINT_SOURCE=~/src/audfprint scripts/benchmark-systems.sh
+# (Panako needs four: PANAKO_SOURCE TARSOSDSP_SOURCE JGABORATOR_SOURCE LMDBJAVA_SOURCE, see its install.sh.)
 # Dejavu is left out of the default list (SYSTEMS): at its speed (about 11 s of audio per CPU second)
 # and size (about 2 GB of database per hour of audio) the 13 h catalog takes hours and 27 GB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-systems=${SYSTEMS:-olaf audfprint qfp}
+systems=${SYSTEMS:-olaf audfprint qfp panako}
 scripts/setup.sh libchromaprint-tools
 scripts/fetch-dataset.sh catalog
 swift build -c release --product fpbench
@@ -20,4 +21,5 @@ for s in $systems; do
     if Systems/$s/install.sh; then chosen+=(--system "Systems/$s/$s.json"); else echo "benchmark-systems: $s left out: its install failed (above)" >&2; fi
 done
 .build/release/fpbench benchmark --dataset catalog --external Algorithms/chromaprint-fpcalc-indexed.json \
-    "${chosen[@]}" --out Reports/latest/benchmark-systems "$@"
+    "${chosen[@]}" --algorithms constellation haitsma-kalker waveprint panako panako@dense quads \
+    --out Reports/latest/benchmark-systems "$@"

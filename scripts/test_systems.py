@@ -36,6 +36,7 @@ def main():
         print("test_systems: no system could be installed here; nothing to run")
         return 1 if os.environ.get("CI") == "true" else 0
     with tempfile.TemporaryDirectory() as out:
+        os.chmod(out, 0o755)  # a system's server may run as another user (Dejavu's PostgreSQL as postgres)
         command = [fpbench, "benchmark", "--dataset", "catalog-ci", "--lengths", "10", "--queries", "20", "--negatives", "4",
                    "--conditions", "clean", "white-10dB", "--algorithms", "haitsma-kalker", "--no-cache",
                    "--system-state", os.path.join(out, "state"), "--out", os.path.join(out, "run")]

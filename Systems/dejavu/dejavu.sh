@@ -12,6 +12,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 data=$state/postgres
 owner() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi }
+if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$state"; then
+    echo "dejavu.sh: PostgreSQL runs as the postgres user, which cannot reach $state: make the folders above it searchable (chmod o+x) or choose another --system-state" >&2
+    exit 1
+fi
 if [ ! -d "$data" ]; then
     mkdir -p "$data"
     [ "$(id -u)" = 0 ] && chown postgres "$data"

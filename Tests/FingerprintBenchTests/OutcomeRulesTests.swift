@@ -1,0 +1,110 @@
+import Evaluation
+import Foundation
+import Testing
+
+/// The benchmark's outcome rules on constructed answers: what counts as correct, as the right recording at
+/// the wrong offset, as the wrong recording, as no match and as a false positive; offsets a condition moved
+/// (`expectedOffset`); and the calibrated threshold, recomputed here without the code under test.
+@Suite struct OutcomeRulesTests {
+    /// A real small run gives the shapes (catalog, queries, one answer to copy); every answer below is made.
+    static let run: BenchmarkResults = try! smallBenchmark(threads: 2, cache: nil).0
+
+    /// One answer to `query`: a top match on `track` at `offset` with `score`, matched at the documented threshold or not.
+    func answer(_ query: BenchmarkQuery, track: Int?, offset: Double = 0, score: Double = 0.9, matched: Bool = true,
+                moved: Double? = nil, condition: String = "clean") -> BenchmarkAnswer {
+        var a = Self.run.answers.first { !$0.top.isEmpty }!
+        a.query = query.id
+        a.condition = condition
+        a.expectedOffset = moved
+        a.failure = nil
+        if let track {
+            var m = a.top[0]
+            m.track = track
+            m.offset = offset
+            m.score = score
+            m.matched = matched
+            a.top = [m]
+        } else {
+            a.top = []
+        }
+        return a
+    }
+
+    @Test func eachOutcomeFollowsItsRule() throws {
+        let r = Self.run
+        let q = try #require(r.queries.first { !$0.negative })
+        let own = try #require(r.catalog.tracks.firstIndex(of: q.file)), other = (own + 1) % r.catalog.tracks.count
+        #expect(r.spec.offsetTolerance == 0.5)
+        func outcome(_ a: BenchmarkAnswer) -> Outcome {
+            BenchmarkMetrics.outcome(a.top.first(where: \.matched), truth: q, expectedOffset: a.expectedOffset, results: r)
+        }
+        // The right recording within ±0.5 s of where the query was cut: correct, on either side.
+        #expect(outcome(answer(q, track: own, offset: q.start + 0.49)) == .correct)
+        #expect(outcome(answer(q, track: own, offset: q.start - 0.49)) == .correct)
+        #expect(outcome(answer(q, track: own, offset: q.start + 0.51)) == .wrongOffset)
+        #expect(outcome(answer(q, track: own, offset: q.start - 3)) == .wrongOffset)
+        // Another recording, even at the right offset, is wrong; nothing, or nothing above the documented threshold, is no match.
+        #expect(outcome(answer(q, track: other, offset: q.start)) == .wrongRecording)
+        #expect(outcome(answer(q, track: nil)) == .noMatch)
+        #expect(outcome(answer(q, track: own, offset: q.start, matched: false)) == .noMatch)
+        // A condition that moved time (a delay, or a speed or tempo change with a time map): the truth is the
+        // moved moment, and the cut position is then wrong.
+        let moved = q.start + 2.7
+        for condition in ["speed-0.95", "tempo-1.1"] {
+            #expect(outcome(answer(q, track: own, offset: moved + 0.4, moved: moved, condition: condition)) == .correct)
+            #expect(outcome(answer(q, track: own, offset: q.start, moved: moved, condition: condition)) == .wrongOffset)
+        }
+    }
+
+    @Test func theCalibratedOutcomeAppliesTheThresholdToTheTopAnswer() throws {
+        let r = Self.run
+        let q = try #require(r.queries.first { !$0.negative })
+        let n = try #require(r.queries.first { $0.negative })
+        let own = try #require(r.catalog.tracks.firstIndex(of: q.file))
+        func calibrated(_ a: BenchmarkAnswer, _ query: BenchmarkQuery, _ threshold: Double) -> String {
+            BenchmarkMetrics.calibratedOutcome(a, query: query, threshold: threshold, results: r)
+        }
+        // Above the threshold, the documented threshold no longer matters; at or below it, the answer is no match.
+        #expect(calibrated(answer(q, track: own, offset: q.start, score: 0.31, matched: false), q, 0.3) == "correct")
+        #expect(calibrated(answer(q, track: own, offset: q.start, score: 0.30), q, 0.3) == "no match")
+        // A negative answered above the threshold is a false positive, whatever recording it names; below, it is right.
+        #expect(calibrated(answer(n, track: own, score: 0.31), n, 0.3) == BenchmarkMetrics.falsePositive)
+        #expect(calibrated(answer(n, track: own, score: 0.29), n, 0.3) == BenchmarkMetrics.rejectedNegative)
+        #expect(BenchmarkMetrics.isFailure(BenchmarkMetrics.falsePositive) && !BenchmarkMetrics.isFailure(BenchmarkMetrics.rejectedNegative))
+        var failed = answer(q, track: own, offset: q.start)
+        failed.failure = "could not be read"
+        #expect(calibrated(failed, q, 0) == "failed: could not be read")
+    }
+
+    /// Negative scores made up so the threshold is known: 200 calibrating negatives at a 1 % target let at
+    /// most 2 through, so the threshold is the third-highest calibrating score, counted here by hand.
+    @Test func theThresholdAndHeldOutFalsePositivesAreCountedFromTheNegatives() throws {
+        var r = Self.run
+        let template = try #require(r.queries.first { $0.negative })
+        let positive = try #require(r.queries.first { !$0.negative })
+        let negatives = (0..<400).map { i -> BenchmarkQuery in
+            var q = template
+            q.id = String(format: "5s-neg-%03d", i)
+            return q
+        }
+        // Calibrating (even) negatives score i/1000 for i = 0, 2, ..., 398; held-out (odd) ones score 0.397 + i/10000.
+        let scores = negatives.indices.map { $0 % 2 == 0 ? Double($0) / 1000 : 0.397 + Double($0) / 10_000 }
+        r.queries = [positive] + negatives
+        r.algorithms = Array(r.algorithms.prefix(1))
+        let algorithm = r.algorithms[0].identifier
+        r.answers = zip(negatives, scores).map { var a = answer($0, track: 0, score: $1); a.algorithm = algorithm; return a }
+        r.answers.append({ var a = answer(positive, track: r.catalog.tracks.firstIndex(of: positive.file)!, offset: positive.start, score: 0.395)
+                           a.algorithm = algorithm; return a }())
+        let calibrating = scores.enumerated().filter { $0.offset % 2 == 0 }.map(\.element).sorted(by: >)
+        let expected = calibrating[Int((r.spec.falsePositiveTarget * Double(calibrating.count)).rounded(.down))]
+        #expect(expected == 0.394)
+        let metrics = BenchmarkMetrics(r)
+        let negative = try #require(metrics.negative(algorithm, 5))
+        #expect(negative.calibratedThreshold == expected)
+        // Held out: scores 0.397 + i/10,000 are all above 0.394.
+        #expect(negative.falsePositivesHeldOut == Rate(200, of: 200))
+        #expect(negative.falsePositives == Rate(400, of: 400))
+        // The positive scored 0.395, just above the threshold: correct at the calibrated threshold.
+        #expect(metrics.condition(algorithm, 5, "clean")?.correctCalibrated == Rate(1, of: 1))
+    }
+}
