@@ -167,11 +167,12 @@ struct SchemaValidator {
         let schema = try JSON.parse(try Data(contentsOf: Self.folder.appendingPathComponent("system.schema.json")))
         let v = SchemaValidator(schemas: ["urn:fpbench:system:1": schema])
         let folder = repositoryRoot.appendingPathComponent("Systems")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().compactMap { name -> String? in
-            let file = folder.appendingPathComponent(name).appendingPathComponent("\(name).json").path
-            return FileManager.default.fileExists(atPath: file) ? file : nil
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().flatMap { name -> [String] in
+            let adapter = folder.appendingPathComponent(name)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: adapter.path)) ?? []
+            return names.filter { $0.hasSuffix(".json") }.sorted().map { adapter.appendingPathComponent($0).path }
         }
-        #expect(files.count >= 5, "Systems/ ships the example and the peers' adapters")
+        #expect(files.count >= 7, "Systems/ ships the example, the peers' adapters and Panako's diagnostic variant")
         for file in files {
             let data = try Data(contentsOf: URL(fileURLWithPath: file))
             let found = v.errors(try JSON.parse(data), schema, base: "urn:fpbench:system:1")
