@@ -8,11 +8,14 @@
 # Without network, give the systems built from source a local copy, for example
 #   OLAF_SOURCE=~/src/Olaf AUDFPRINT_SOURCE=~/src/audfprint scripts/benchmark-systems.sh
 # (Panako needs four: PANAKO_SOURCE TARSOSDSP_SOURCE JGABORATOR_SOURCE LMDBJAVA_SOURCE, see its install.sh.)
-# Dejavu is left out of the default list (SYSTEMS): at its speed (about 11 s of audio per CPU second)
-# and size (about 2 GB of database per hour of audio) the 13 h catalog takes hours and 27 GB.
+# Dejavu runs apart, on the 10 s queries only (the same seed gives the same queries and negatives),
+# beside constellation: it answers about 2 queries a second (its PostgreSQL lookups), so all four lengths would add 40 minutes
+# (SKIP_DEJAVU=1 leaves it out). Its index: about 17 min of CPU and 2.4 GB of PostgreSQL for 13 h.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 systems=${SYSTEMS:-olaf audfprint qfp panako}
+out=Reports/latest/benchmark-systems
+if [ "${1:-}" = --out ]; then out=$2; shift 2; fi
 scripts/setup.sh libchromaprint-tools
 scripts/fetch-dataset.sh catalog
 swift build -c release --product fpbench
@@ -22,4 +25,10 @@ for s in $systems; do
 done
 .build/release/fpbench benchmark --dataset catalog --external Algorithms/chromaprint-fpcalc-indexed.json \
     "${chosen[@]}" --algorithms constellation haitsma-kalker waveprint panako panako@dense quads \
-    --out Reports/latest/benchmark-systems "$@"
+    --out "$out" "$@"
+if [ -z "${SKIP_DEJAVU:-}" ]; then
+    if Systems/dejavu/install.sh; then
+        .build/release/fpbench benchmark --dataset catalog --lengths 10 --algorithms constellation --system Systems/dejavu/dejavu.json \
+            --out "$out/dejavu-10s" "$@"
+    else echo "benchmark-systems: dejavu left out: its install failed (above)" >&2; fi
+fi
