@@ -34,7 +34,7 @@ extension AudioDecoder {
     var duration: Double? { frames.map { Double($0) / sampleRate } }
 }
 
-/// Which library decodes a file, chosen per format by measurement (README, "Decoding"; `fpbench bench` times
+/// Which library decodes a file, chosen per format by measurement (docs/speed.md, "Decoding"; `fpbench bench` times
 /// both): libsndfile for WAV and FLAC, which it decodes 1.3 times as fast as FFmpeg, to the same samples
 /// (tested); FFmpeg's libraries for every other format: Ogg Vorbis 2.6, Opus 2.9 and MP3 1.1 times as fast as
 /// libsndfile, and M4A/AAC, WMA, AIFF, a video's soundtrack, which libsndfile does not read. libsndfile is

@@ -3,7 +3,7 @@ import Fingerprinting
 import Foundation
 
 /// An algorithm defined by a configuration file: a command turns a WAV file into 32-bit words, and a
-/// built-in metric compares them. The contract, documented in README.md ("External algorithms"):
+/// built-in metric compares them. The contract, documented in docs/algorithms.md ("External algorithms"):
 /// the command gets a mono 16-bit WAV at `sampleRate` in place of `{input}` and prints the words on
 /// standard output, separated by commas or white space (`"output": "words"`), or as JSON
 /// `{"words": [...]}` (`"output": "json"`); a non-zero exit is a failure, reported with its stderr.

@@ -4,7 +4,7 @@ import Foundation
 /// An outside fingerprinting system, as its system file describes it (`Systems/NAME/NAME.json`, schema
 /// `Schemas/system.schema.json`): how to tell it is installed, how it indexes a catalog and answers
 /// queries, how to read its answers, which audio it takes, and its parameters with their sources. The
-/// benchmark runs it beside the built-in algorithms (`fpbench benchmark --system FILE`); README.md,
+/// benchmark runs it beside the built-in algorithms (`fpbench benchmark --system FILE`); docs/systems.md,
 /// "Adding a system", walks through one.
 ///
 /// Commands are argument lists with placeholders: `{state}` (a folder the system owns: its index lives

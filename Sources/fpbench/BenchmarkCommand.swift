@@ -13,9 +13,10 @@ struct BenchmarkCommand: ParsableCommand {
         Indexes every catalog track of the dataset once per algorithm (each file decoded once for all \
         algorithms, fingerprints cached by the file's checksum), then cuts seeded queries at random \
         positions of random tracks (the ground truth: track and offset), degrades each under every \
-        condition (clean; white noise at 10, 5, 0 dB SNR; babble at 5 dB; the simulated playback chain) \
+        condition (by default: \(BenchmarkSpec().conditions.map { $0.id == $0.title ? $0.id : "\($0.id) (\($0.title))" }.joined(separator: "; "))) \
         and searches each algorithm's own index. Negative queries, cut from recordings not in the \
-        catalog, calibrate each algorithm's "no match" threshold to 1 % false positives.
+        catalog, calibrate each algorithm's "no match" threshold to 1 % false positives on one half and \
+        measure it on the other, held out.
 
         Writes into --out: summary.md (correct top-1 with 95 % Wilson intervals per query length and \
         condition, at the calibrated and the documented threshold; false positives; costs), \
@@ -33,7 +34,7 @@ struct BenchmarkCommand: ParsableCommand {
           fpbench benchmark --shard 0/4 --out runs/part-0       one of four parts (fpbench merge gathers them)
           fpbench benchmark --catalog-shard 1/4 --key-counts keys --count-keys   slice 1 of 4 of the catalog: stage one
           fpbench benchmark --catalog-shard 1/4 --key-counts keys --out s1       stage two (fpbench merge ranks the slices)
-          fpbench benchmark --system Systems/olaf/olaf.json     an outside system beside the algorithms (README: "Adding a system")
+          fpbench benchmark --system Systems/olaf/olaf.json     an outside system beside the algorithms (docs/systems.md: "Adding a system")
 
         Outside systems (--system FILE, or "systems" in a spec file) get the same degraded queries as WAV \
         files at the rate they ask for. Each indexes the catalog once into --system-state (default: \

@@ -129,7 +129,7 @@ struct DrawOptions: ParsableArguments {
 
 /// `--suite FILE` and `--tests ID...`: which tests to run.
 struct SuiteOptions: ParsableArguments {
-    @Option(name: .customLong("suite"), help: "A suite file (JSON); `\"extends\": \"thesis\"` adds to or overrides the built-in tests (README: suite files).")
+    @Option(name: .customLong("suite"), help: "A suite file (JSON); `\"extends\": \"thesis\"` adds to or overrides the built-in tests (docs/commands.md: suite files).")
     var file: String?
     @Option(parsing: .upToNextOption, help: "Test ids to run (default: all of the suite).") var tests: [String] = []
     @OptionGroup var draws: DrawOptions

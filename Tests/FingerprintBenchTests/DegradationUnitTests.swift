@@ -171,7 +171,7 @@ import Testing
     }
 }
 
-/// A field the reader would ignore is refused with its path and the name it most likely meant; the README's
+/// A field the reader would ignore is refused with its path and the name it most likely meant; docs/algorithms.md's
 /// suites, which use every field, load (SchemaTests).
 @Suite struct StrictSuiteTests {
     @Test func aMisspeltFieldIsRefusedNotIgnored() throws {

@@ -127,7 +127,7 @@ struct SchemaValidator {
         #expect(damaged.contains { $0.contains("$.unexpected") } && damaged.contains { $0.contains("scores[0][0]") }, "\(damaged)")
     }
 
-    /// The built-in suite and every suite example in the README (one per test kind) match the suite schema and load;
+    /// The built-in suite and every suite example in the README and docs/ (one per test kind) match the suite schema and load;
     /// a misspelt field matches neither.
     @Test func suiteFilesMatchTheirSchema() throws {
         let (v, schema, _) = try validator()
@@ -141,11 +141,12 @@ struct SchemaValidator {
         }
         #expect(allowed == StageUnits.all.map { .string($0.name) }, "Schemas/suite.schema.json names every stage unit")
 
-        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let examples = readme.components(separatedBy: "```json\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        let docs = try ["README.md"] + FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("docs").path).map { "docs/\($0)" }
+        let text = try docs.map { try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8) }.joined(separator: "\n")
+        let examples = text.components(separatedBy: "```json\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
             .filter { $0.contains("\"tests\"") }
         let kinds = Set(QueryRecipes.all.map { $0.kind })
-        #expect(kinds.allSatisfy { kind in examples.contains { $0.contains("\"kind\": \"\(kind)\"") } }, "the README shows every test kind")
+        #expect(kinds.allSatisfy { kind in examples.contains { $0.contains("\"kind\": \"\(kind)\"") } }, "the docs show every test kind")
         for example in examples {
             let found = v.errors(try JSON.parse(Data(example.utf8)), schema, base: "urn:fpbench:suite:1")
             #expect(found.isEmpty, "\(found) in \(example)")

@@ -9,7 +9,7 @@
 # one) answers each query shard with each slice, and the merge (after stage two) ranks the slices'
 # candidates as the whole catalog does. Prints the three job ids.
 # Build first (swift build -c release) on a filesystem the nodes share (or set FPBENCH to the binary);
-# see README "Beyond one machine".
+# see docs/slurm.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 shards="${1:?number of shards}"; out="${2:?a folder every node sees}"; shift 2

@@ -2,7 +2,7 @@ import Foundation
 import AudioIO
 import DSP
 
-/// The worked example of README.md, "Adding an algorithm": a 12-bin chroma per frame (the pitch-class
+/// The worked example of docs/algorithms.md, "Adding an algorithm": a 12-bin chroma per frame (the pitch-class
 /// energy profile Chromaprint starts from), compared by mean cosine similarity at the best alignment.
 public struct ChromaBaseline: FramedFingerprinting, Parameterized {
     public struct Parameters: AlgorithmParameters {
