@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing (ffmpeg makes the decoding tests' files of every format), fetches the small real-audio test datasets, checks that the
+# The test command: installs what is missing (ffmpeg makes the decoding tests' files of every format; fpcalc is the external command tested), fetches the small real-audio test datasets, checks that the
 # default dataset's renders depend on nothing outside their manifest (scripts/test_renders.py), builds once,
 # runs every outside system that installs here on catalog-ci (scripts/test_systems.py) and runs the whole
 # test suite once. Ends with the test runner's closing lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh fluidsynth timidity chromium ffmpeg
+scripts/setup.sh fluidsynth timidity chromium ffmpeg libchromaprint-tools
 scripts/fetch-dataset.sh ci
 scripts/fetch-dataset.sh catalog-ci
 python3 scripts/test_manifests.py

@@ -203,10 +203,13 @@ struct IndexCommand: ParsableCommand {
             everything: run it after copying an index to another machine or before a long benchmark. \
             Exits 1 naming the first damaged section of each damaged file.
 
-            Example: fpbench index verify runs/*.fpindex
+            Examples:
+              fpbench index verify runs/*.fpindex
+              fpbench index verify --external Algorithms/chromaprint-fpcalc-indexed.json chromaprint.fpindex
             """)
 
         @Argument(help: "Index files.") var indexes: [String]
+        @OptionGroup var external: ExternalOption
 
         func run() throws {
             var damaged = 0
@@ -214,11 +217,16 @@ struct IndexCommand: ParsableCommand {
                 do {
                     let started = Date()
                     let header = try IndexFile.Reader(path: path).header
-                    let catalog = try Catalog(algorithm: try AlgorithmRegistry.algorithm(header.algorithm), indexFile: path)
+                    let available = try external.algorithms()
+                    let algorithm = try AlgorithmRegistry.algorithm(header.algorithm, among: available)
+                    let catalog = try Catalog(algorithm: algorithm, indexFile: path)
                     try catalog.verifyAll()
                     let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
                     print(String(format: "%@: ok (%@, %d tracks, %d sections, %.1f MiB verified in %.2f s)", path, header.algorithm,
                                  header.references.count, header.sections.count, Double(bytes) / 1_048_576, Date().timeIntervalSince(started)))
+                } catch let unknown as UnknownAlgorithm {
+                    damaged += 1
+                    printError("\(path): \(unknown) (an external algorithm's index? give its file with --external)")
                 } catch {
                     damaged += 1
                     printError(error is IndexFileError ? "\(error)" : "\(path): \(error)")
