@@ -103,6 +103,21 @@ import Testing
     /// scores are small: MAA's crop scores 0.004 against 0 for unrelated audio; the others clear it with room).
     static let controlMargin = 0.1
 
+    /// Determinism across processes, not only within one: two `fpbench index build` runs over the same
+    /// files write the same bytes (fingerprints, postings and header), for every algorithm and named variant.
+    @Test(arguments: identifiers + AlgorithmRegistry.namedVariants.map(\.identifier))
+    func twoProcessesWriteTheSameIndex(identifier: String) throws {
+        let folder = temporaryFolder(), dataset = try catalogCIDataset()
+        let tracks = ["drascula/track10.ogg", "birds/finch-348.wav"].map { dataset.path($0) }
+        let files = try ["a", "b"].map { name -> Data in
+            let out = folder.appendingPathComponent("\(name).fpindex").path
+            let build = try runFPBench(["index", "build", "-a", identifier, "--catalog"] + tracks + ["--quiet", "--out", out])
+            #expect(build.status == 0, "\(build.errors)")
+            return try Data(contentsOf: URL(fileURLWithPath: out))
+        }
+        #expect(!files[0].isEmpty && files[0] == files[1], "\(identifier): two processes wrote different index files")
+    }
+
     @Test(arguments: identifiers) func silenceAndTooShortInputGiveAClearError(identifier: String) throws {
         let algorithm = try AlgorithmRegistry.algorithm(identifier)
         let silence = Audio(samples: [Float](repeating: 0, count: Int(5 * algorithm.sampleRate)), sampleRate: algorithm.sampleRate)
