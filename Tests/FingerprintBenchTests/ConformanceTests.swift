@@ -72,7 +72,10 @@ import Testing
     /// A crop on the algorithm's own offset grid is found where it was cut, within one step.
     @Test(arguments: identifiers) func aCropIsFoundAtItsOffset(identifier: String) throws {
         let algorithm = try AlgorithmRegistry.algorithm(identifier)
-        guard let step = algorithm.offsetResolution else { return }  // the algorithm does not align (MAA)
+        guard let step = algorithm.offsetResolution else {
+            #expect(Self.unaligned.contains(identifier), "\(identifier) lost its offset resolution")  // only these do not align
+            return
+        }
         let offset = (2.9 / step).rounded(.down) * step
         let reference = try algorithm.fingerprint(audio(algorithm, start: 1, duration: 9))
         let query = try algorithm.fingerprint(audio(algorithm, start: 1 + offset, duration: 4), role: .query)
@@ -98,6 +101,9 @@ import Testing
         }
         #expect(algorithm.isMatch(matching))
     }
+
+    /// The algorithms that give no offset (the thesis's MAA compares melodies, not positions).
+    static let unaligned: Set<String> = ["maa-thesis"]
 
     /// Unrelated audio scores at most this share below the matching crop (a share, as the thesis algorithms'
     /// scores are small: MAA's crop scores 0.004 against 0 for unrelated audio; the others clear it with room).
