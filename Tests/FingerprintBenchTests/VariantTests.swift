@@ -45,12 +45,24 @@ import Testing
     @Test(arguments: AlgorithmRegistry.all) func noSettingTraps(base: AnyAlgorithm) throws {
         let audio = Audio(samples: SeededNoise(seed: 5).gaussian(count: 44_100, sigma: 0.2), sampleRate: 44_100)
         #expect(!base.settable.isEmpty)
+        var compared = 0
         for name in base.settable {
             for value in ["1", "3", "1000"] {
-                guard let variant = try? base.variant([(name, value)], identifier: "\(base.identifier)@\(name)=\(value)") else { continue }
-                guard let print = try? variant.fingerprint(try audio.resampled(to: variant.sampleRate)) else { continue }
-                _ = variant.compare(query: print, reference: print)
+                let variant: AnyAlgorithm
+                do { variant = try base.variant([(name, value)], identifier: "\(base.identifier)@\(name)=\(value)") } catch {
+                    #expect("\(error)".contains(name), "a refusal names the parameter: \(error)")
+                    continue
+                }
+                let print: AnyFingerprint
+                do { print = try variant.fingerprint(try audio.resampled(to: variant.sampleRate)) } catch {
+                    #expect(error is FingerprintError, "\(variant.identifier) failed with a reason: \(error)")
+                    continue
+                }
+                let result = variant.compare(query: print, reference: print)
+                #expect((0...1).contains(result.score) && result.offset.isFinite && result.rawFigure.isFinite, "\(variant.identifier): \(result)")
+                compared += 1
             }
         }
+        #expect(compared > 0, "some setting of \(base.identifier) ran")
     }
 }
