@@ -121,8 +121,10 @@ struct BenchmarkCommand: ParsableCommand {
             (results, costs) = try validated { try Benchmark(configuration).run() }
             try BenchmarkReport.write(results, costs: costs, to: folder)
         }
-        FileHandle.standardError.write(Data(String(format: "fpbench benchmark: %d algorithms, %d queries, %.2f h catalog in %.1f s wall, %d failures, %d skipped\n",
-                                                   results.algorithms.count, results.queries.count, results.catalog.hours, costs.wallSeconds,
+        let positions = results.queries.filter { !$0.negative }.count, negatives = results.queries.count - positions
+        FileHandle.standardError.write(Data(String(format: "fpbench benchmark: %d algorithms and systems, each asked %d queries (%d positions × %d conditions + %d negatives), %.2f h catalog in %.1f s wall, %d failures, %d skipped\n",
+                                                   results.algorithms.count, positions * results.spec.conditions.count + negatives, positions,
+                                                   results.spec.conditions.count, negatives, results.catalog.hours, costs.wallSeconds,
                                                    results.failures.count, results.skipped.count).utf8))
         for problem in results.skipped { FileHandle.standardError.write(Data("skipped: \(problem.item): \(problem.reason)\n".utf8)) }
         for failure in results.failures.prefix(20) { printError("\(failure.item): \(failure.reason)") }
