@@ -24,7 +24,7 @@ for s in $systems; do
     if Systems/$s/install.sh; then chosen+=(--system "Systems/$s/$s.json"); else echo "benchmark-systems: $s left out: its install failed (above)" >&2; fi
 done
 .build/release/fpbench benchmark --dataset catalog --external Algorithms/chromaprint-fpcalc-indexed.json \
-    "${chosen[@]}" --algorithms constellation haitsma-kalker waveprint panako panako@dense quads \
+    "${chosen[@]}" --algorithms constellation haitsma-kalker waveprint panako panako@dense quads chromaprint \
     --out "$out" "$@"
 if [ -z "${SKIP_DEJAVU:-}" ]; then
     if Systems/dejavu/install.sh; then
