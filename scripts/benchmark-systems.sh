@@ -2,8 +2,8 @@
 # The field's systems on the same table: installs each outside system of Systems/ (its own install.sh;
 # one that cannot be installed here is said and left out), then runs the identification benchmark on the
 # catalog (the same seed, queries, conditions and negatives as Reports/benchmark) with the reference's
-# indexed algorithms, Chromaprint's fpcalc with our AcoustID-style index (Algorithms/chromaprint-fpcalc-indexed.json) and every
-# installed system. The reference of this run is Reports/benchmark-systems.
+# indexed algorithms and every installed system, then Chromaprint's fpcalc with our AcoustID-style index
+# (Algorithms/chromaprint-fpcalc-indexed.json) and the runs below. The reference: Reports/benchmark-systems.
 #   scripts/benchmark-systems.sh [--out FOLDER] [more fpbench benchmark options]
 # Without network, give the systems built from source a local copy, for example
 #   OLAF_SOURCE=~/src/Olaf AUDFPRINT_SOURCE=~/src/audfprint scripts/benchmark-systems.sh
@@ -23,9 +23,16 @@ chosen=()
 for s in $systems; do
     if Systems/$s/install.sh; then chosen+=(--system "Systems/$s/$s.json"); else echo "benchmark-systems: $s left out: its install failed (above)" >&2; fi
 done
+.build/release/fpbench benchmark --dataset catalog "${chosen[@]}" \
+    --algorithms constellation haitsma-kalker waveprint panako panako@dense quads --out "$out" "$@"
+# Runs on the same seed's queries, each beside constellation (whose rows equal the main run's): Chromaprint
+# with our word index; Panako's release with its match filters off (a diagnostic variant, 10 s); Dejavu (10 s).
 .build/release/fpbench benchmark --dataset catalog --external Algorithms/chromaprint-fpcalc-indexed.json \
-    "${chosen[@]}" --algorithms constellation haitsma-kalker waveprint panako panako@dense quads chromaprint \
-    --out "$out" "$@"
+    --algorithms constellation chromaprint --out "$out/chromaprint" "$@"
+if [[ " $systems " == *" panako "* ]]; then
+    .build/release/fpbench benchmark --dataset catalog --lengths 10 --algorithms constellation \
+        --system Systems/panako/panako-release-unfiltered.json --out "$out/panako-unfiltered-10s" "$@"
+fi
 if [ -z "${SKIP_DEJAVU:-}" ]; then
     if Systems/dejavu/install.sh; then
         .build/release/fpbench benchmark --dataset catalog --lengths 10 --algorithms constellation --system Systems/dejavu/dejavu.json \
