@@ -11,12 +11,13 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 commit=e56a4a221ad204654a191d217f92aebf3f058b62   # master, 2020-06-02
-# The packages it runs with, also when its build is already here (a machine's packages can change).
-../../scripts/setup.sh ffmpeg python3-venv postgresql
-if grep -qs "$commit" installed/VERSION; then echo "dejavu: already installed ($(cat installed/VERSION))" >&2; exit 0; fi
+# What it runs with (Debian): installed after its sources are fetched, and again when its build is already here.
+packages=(ffmpeg python3-venv postgresql)
+if grep -qs "$commit" installed/VERSION; then ../../scripts/setup.sh "${packages[@]}"; echo "dejavu: already installed ($(cat installed/VERSION))" >&2; exit 0; fi
 source ../fetch-source.sh
 # The code and its licence only (the repository also holds example MP3s).
 fetch_source "${DEJAVU_SOURCE:-}" https://github.com/worldveil/dejavu "$commit" installed/source DEJAVU_SOURCE dejavu LICENSE.md
+../../scripts/setup.sh "${packages[@]}"
 [ -x installed/venv/bin/python ] || python3 -m venv installed/venv
 installed/venv/bin/pip install -q numpy==1.26.4 scipy==1.15.3 matplotlib==3.8.4 pydub==0.25.1 psycopg2-binary==2.9.10
 postgres=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)

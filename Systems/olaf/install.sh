@@ -7,11 +7,12 @@ set -euo pipefail
 cd "$(dirname "$0")"
 commit=e5d89fba1b4ed9f5c8bd38ea3cdce799a6a67222   # Olaf main, 2026-05-20
 zig=0.15.2                                        # Olaf's .zigversion at that commit
-# The packages it runs with, also when its build is already here (a machine's packages can change).
-../../scripts/setup.sh ffmpeg python3-venv
-if grep -qs "$commit" installed/VERSION; then echo "olaf: already installed ($(cat installed/VERSION))" >&2; exit 0; fi
+# What it runs with (Debian): installed after its sources are fetched, and again when its build is already here.
+packages=(ffmpeg python3-venv)
+if grep -qs "$commit" installed/VERSION; then ../../scripts/setup.sh "${packages[@]}"; echo "olaf: already installed ($(cat installed/VERSION))" >&2; exit 0; fi
 source ../fetch-source.sh
 fetch_source "${OLAF_SOURCE:-}" https://github.com/JorenSix/Olaf "$commit" installed/source OLAF_SOURCE
+../../scripts/setup.sh "${packages[@]}"
 mkdir -p installed/bin
 [ -x installed/zig/bin/python ] || python3 -m venv installed/zig
 installed/zig/bin/pip install -q "ziglang==$zig"

@@ -16,14 +16,15 @@ tarsos=052f429ecd0091103cdeaa495e3f3bb46542f8dd      # TarsosDSP 2.5: core/ and 
 jgaborator=196ecb11d622987ec1894e400b31080f978b8cae  # JGaborator 0.7, Gaborator 1.7 and PFFFT vendored
 lmdbjava=0025a4875c2b08645e93c8acc6f2225b2a7c4046    # tag lmdbjava-0.9.1 (Panako names 0.9.1)
 version="panako commit ${panako:0:10} (built with javac; TarsosDSP ${tarsos:0:7}, JGaborator ${jgaborator:0:7}, lmdbjava ${lmdbjava:0:7})"
-# The packages it runs with, also when its build is already here (a machine's packages can change).
-../../scripts/setup.sh ffmpeg default-jdk-headless libreflections-java libslf4j-java libjnr-ffi-java libjnr-constants-java liblmdb0 gcc g++
-if grep -qsF "$version" installed/VERSION; then echo "panako: already installed ($(cat installed/VERSION))" >&2; exit 0; fi
+# What it runs with (Debian): installed after its sources are fetched, and again when its build is already here.
+packages=(ffmpeg default-jdk-headless libreflections-java libslf4j-java libjnr-ffi-java libjnr-constants-java liblmdb0)
+if grep -qsF "$version" installed/VERSION; then ../../scripts/setup.sh "${packages[@]}"; echo "panako: already installed ($(cat installed/VERSION))" >&2; exit 0; fi
 source ../fetch-source.sh
 fetch_source "${PANAKO_SOURCE:-}" https://github.com/JorenSix/Panako "$panako" installed/src/panako PANAKO_SOURCE
 fetch_source "${TARSOSDSP_SOURCE:-}" https://github.com/JorenSix/TarsosDSP "$tarsos" installed/src/tarsos TARSOSDSP_SOURCE
 fetch_source "${JGABORATOR_SOURCE:-}" https://github.com/JorenSix/JGaborator "$jgaborator" installed/src/jgaborator JGABORATOR_SOURCE
 fetch_source "${LMDBJAVA_SOURCE:-}" https://github.com/lmdbjava/lmdbjava "$lmdbjava" installed/src/lmdbjava LMDBJAVA_SOURCE
+../../scripts/setup.sh "${packages[@]}" gcc g++   # and what builds it
 src=installed/src
 # Java: every source but TarsosDSP's module-info and lmdbjava's optional Netty and Agrona buffer proxies.
 classpath=$(ls /usr/share/java/{reflections,slf4j-api,jnr-ffi,jnr-constants,jffi,asm,asm-commons,asm-tree,asm-util,asm-analysis,jnr-x86asm,javassist}.jar | paste -sd:)
