@@ -36,17 +36,21 @@ public enum BenchmarkReport {
     static func percent(_ rate: Rate) -> String { String(format: "%.0f", 100 * rate.value) }
     static func interval(_ rate: Rate) -> String { String(format: "%.0f-%.0f", 100 * rate.low, 100 * rate.high) }
     static func g(_ x: Double) -> String { String(format: "%g", x) }
+    /// "2/250 [0-1.6] (13 rec.)": held-out false positives, the recording-level interval in % (one decimal: the target is 1 %).
+    static func heldOutCell(_ c: ClusteredRate) -> String {
+        String(format: "%d/%d [%.1f-%.1f] (%d rec.)", c.successes, c.total, 100 * c.low, 100 * c.high, c.recordings)
+    }
 
     static func answersCSV(_ r: BenchmarkResults) -> String {
         let queries = Dictionary(uniqueKeysWithValues: r.queries.map { ($0.id, $0) })
-        let header = ["algorithm", "query", "length_s", "condition", "negative", "truth_file", "truth_start_s", "expected_offset_s", "answer_file",
+        let header = ["algorithm", "query", "length_s", "condition", "negative", "negative_half", "truth_file", "truth_start_s", "expected_offset_s", "answer_file",
                       "answer_offset_s", "score", "raw_figure", "time_factor", "matched", "outcome", "truth_rank", "failure"]
         let rows = r.answers.map { a -> [String] in
             let q = queries[a.query]!, top = a.top.first
             let outcome = q.negative ? (a.top.contains(where: \.matched) ? "false positive" : "no match")
                 : BenchmarkMetrics.outcome(a.top.first(where: \.matched), truth: q, expectedOffset: a.expectedOffset, results: r).rawValue
             let rank = a.top.firstIndex { r.catalog.tracks[$0.track] == q.file }.map { String($0 + 1) } ?? ""
-            return [a.algorithm, a.query, g(q.length), a.condition, q.negative ? "1" : "0", q.file, g(q.start), g(a.expectedOffset ?? q.start),
+            return [a.algorithm, a.query, g(q.length), a.condition, q.negative ? "1" : "0", q.half?.rawValue ?? "", q.file, g(q.start), g(a.expectedOffset ?? q.start),
                     top.map { r.catalog.tracks[$0.track] } ?? "", top.map { g($0.offset) } ?? "",
                     top.map { String($0.score) } ?? "", top.map { String($0.rawFigure) } ?? "", top?.timeFactor.map(g) ?? "",
                     top.map { $0.matched ? "1" : "0" } ?? "", a.failure == nil ? outcome : "", rank, a.failure ?? ""]
@@ -68,8 +72,11 @@ public enum BenchmarkReport {
         for n in m.negatives {
             row(n.algorithm, n.length, "negatives", "false positive", n.falsePositives)
             row(n.algorithm, n.length, "negatives", "false positive at calibrated threshold (held out)", n.falsePositivesHeldOut)
+            let c = n.heldOutByRecording
+            rows.append([n.algorithm, g(n.length), "negatives", "false positive at calibrated threshold (held out, \(c.recordings) recordings as the unit)",
+                         String(c.successes), String(c.total), String(format: "%.4f", c.value), String(format: "%.4f", c.low), String(format: "%.4f", c.high)])
         }
-        return CSV.file(["algorithm", "length_s", "condition", "measure", "successes", "total", "rate", "wilson_low", "wilson_high"], rows)
+        return CSV.file(["algorithm", "length_s", "condition", "measure", "successes", "total", "rate", "interval_low", "interval_high"], rows)
     }
 
     /// Correct top-1 answers against false positives as the threshold on the top score moves.
@@ -130,10 +137,14 @@ public enum BenchmarkReport {
                     r.catalog.tracks.count, r.catalog.hours, positives, r.spec.conditions.count, negatives, r.catalog.negatives.count)
         s += "Seed \(r.seed), fpbench \(r.tool.version), manifest SHA-256 \(r.catalog.manifestSHA256.prefix(12)).\n\n"
         s += "A top answer is **correct** when it names the query's recording at an offset within ±\(g(r.spec.offsetTolerance)) s of the truth. "
-        s += String(format: "Each cell: correct top-1 %% at the threshold calibrated to at most %g %% false positives on one half of the negative queries of that length (the even-numbered, as drawn), its 95 %% Wilson interval, then · correct %% at the algorithm's documented threshold. The false positives at the calibrated threshold are counted on the other, held-out half.\n\n", 100 * r.spec.falsePositiveTarget)
+        let halves = NegativeSplit.Half.allCases.map { h in Set(r.queries.filter { $0.half == h }.map(\.file)).count }
+        s += String(format: "Each cell: correct top-1 %% at the threshold calibrated to at most %g %% false positives on the negative queries of that length cut from one half of the negative recordings (%d recordings), its 95 %% Wilson interval, then · correct %% at the algorithm's documented threshold. ", 100 * r.spec.falsePositiveTarget, halves[0])
+        s += String(format: "The false positives at the calibrated threshold are counted on the other half, held out: windows of %d other recordings, with a 95 %% interval that treats the recording as the unit (a cluster bootstrap over recordings, 2,000 resamples; a negative's half is in answers.csv).\n\n", halves[1])
+        let warnings = m.calibrationWarnings(r)
+        if !warnings.isEmpty { s += "**Calibration warnings**:\n" + warnings.map { "- \($0)\n" }.joined() + "\n" }
         let conditions = r.spec.conditions.filter { c in m.conditions.contains { $0.condition == c.id && $0.correctCalibrated.total > 0 } }
         for length in r.spec.queryLengths {
-            s += "## \(g(length)) s queries\n\n| algorithm | " + conditions.map(\.id).joined(separator: " | ") + " | false positives (documented threshold) | false positives (calibrated, held out) |\n"
+            s += "## \(g(length)) s queries\n\n| algorithm | " + conditions.map(\.id).joined(separator: " | ") + " | false positives (documented threshold) | false positives (calibrated, held out, by recording) |\n"
             s += "|---|" + conditions.map { _ in "---|" }.joined() + "---|---|\n"
             for algorithm in r.algorithms {
                 s += "| \(algorithm.identifier) | "
@@ -144,7 +155,7 @@ public enum BenchmarkReport {
                 }
                 let n = m.negative(algorithm.identifier, length)
                 s += n.flatMap { $0.falsePositives.total > 0 ? "\($0.falsePositives.successes)/\($0.falsePositives.total) [\(interval($0.falsePositives))]" : nil } ?? "—"
-                s += " | " + (n.flatMap { $0.falsePositivesHeldOut.total > 0 ? "\($0.falsePositivesHeldOut.successes)/\($0.falsePositivesHeldOut.total) [\(interval($0.falsePositivesHeldOut))]" : nil } ?? "—")
+                s += " | " + (n.flatMap { n in n.heldOutByRecording.total > 0 ? heldOutCell(n.heldOutByRecording) : nil } ?? "—")
                 s += " |\n"
             }
             s += "\n![detection](detection-\(g(length))s.svg)\n\n![scores](scores-\(g(length))s.svg)\n\n"

@@ -128,6 +128,7 @@ struct BenchmarkCommand: ParsableCommand {
                                                    results.failures.count, results.skipped.count).utf8))
         for problem in results.skipped { FileHandle.standardError.write(Data("skipped: \(problem.item): \(problem.reason)\n".utf8)) }
         for failure in results.failures.prefix(20) { printError("\(failure.item): \(failure.reason)") }
+        if results.shard == nil { for warning in BenchmarkMetrics(results).calibrationWarnings(results) { printWarning("calibration: \(warning)") } }
         print(folder.appendingPathComponent("summary.md").path)
         if !results.failures.isEmpty { throw ExitCode(2) }
     }

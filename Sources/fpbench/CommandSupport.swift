@@ -11,6 +11,11 @@ func printError(_ line: String) {
     FileHandle.standardError.write(Data(("error: " + line + "\n").utf8))
 }
 
+/// One warning line on standard error: the run goes on, but a figure may not mean what it seems.
+func printWarning(_ line: String) {
+    FileHandle.standardError.write(Data(("warning: " + line + "\n").utf8))
+}
+
 /// One line naming the file and the reason (audio errors name their file themselves).
 func describe(_ error: Error, file: String) -> String {
     error is AudioError ? "\(error)" : "\(file): \(error)"

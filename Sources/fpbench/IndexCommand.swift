@@ -34,13 +34,18 @@ struct IndexCommand: ParsableCommand {
             if let shared = files.first(where: catalog.names.contains) { throw ValidationError("\(shared) is in the catalog, so it cannot be a negative") }
             var unread = 0
             defer { leftOut += unread }
-            return try validated {
+            let calibration = try validated {
                 try CatalogCalibration(negatives: files, lengths: lengths.sorted(), perLength: negativesPerLength, falsePositiveTarget: falsePositiveRate,
                                        seed: seed, threads: threads).calibrate(catalog, progress: progress) { file, reason in
                     printError("\(file): left out of the calibration (\(reason))")
                     unread += 1
                 }
             }
+            for l in calibration.lengths where l.calibrationScores.count + l.heldOutScores.count < negativesPerLength {
+                printWarning(String(format: "%g s: the negative recordings hold %d windows that do not overlap, not the %d asked: give more or longer recordings",
+                                  l.length, l.calibrationScores.count + l.heldOutScores.count, negativesPerLength))
+            }
+            return calibration
         }
     }
 
@@ -175,13 +180,16 @@ struct IndexCommand: ParsableCommand {
                   + String(format: "%.1f MiB (%.2f MiB per hour of audio)", Double(reader.byteCount) / 1_048_576, Double(reader.byteCount) / 1_048_576 / max(hours, 1e-9)))
             print("parameters: \(h.profile)")
             if let c = h.calibration {
-                print(String(format: "calibrated \"no match\" threshold (at most %g %% false positives; seed %llu; negatives from %d files):",
-                             100 * c.falsePositiveTarget, c.seed, c.negativeFiles.count))
+                let held = c.heldOutFiles.map { "\($0.count) held out" } ?? "halves not split by recording: built by an older fpbench"
+                print(String(format: "calibrated \"no match\" threshold (at most %g %% false positives; seed %llu; negatives from %d recordings, %@):",
+                             100 * c.falsePositiveTarget, c.seed, c.negativeFiles.count, held))
                 for l in c.lengths {
-                    let held = Rate(l.heldOutFalsePositives, of: l.heldOutScores.count)
-                    print(String(format: "  %g s queries: score > %.3f (calibrated on %d negatives); held out: %d of %d false positives, %.1f %% [95 %% interval %.1f-%.1f]",
-                                 l.length, l.threshold, l.calibrationScores.count, held.successes, held.total, 100 * held.value, 100 * held.low, 100 * held.high))
+                    let rate = Rate(l.heldOutFalsePositives, of: l.heldOutScores.count)
+                    print(String(format: "  %g s queries: score > %.3f (calibrated on %d negatives); held out: %d of %d false positives, %.1f %% [95 %% interval %.1f-%.1f over windows%@]",
+                                 l.length, l.threshold, l.calibrationScores.count, rate.successes, rate.total, 100 * rate.value, 100 * rate.low, 100 * rate.high,
+                                 l.heldOutUpper.map { String(format: ", up to %.1f over recordings", 100 * $0) } ?? ""))
                 }
+                for warning in c.warnings { print("  warning: \(warning)") }
             } else {
                 print("threshold: the algorithm's documented one, not calibrated (build with --negatives FILES|FOLDER to calibrate)")
             }
@@ -256,6 +264,7 @@ struct IndexCommand: ParsableCommand {
             line += "; calibrated: " + c.lengths.map { String(format: "%g s > %.3f (held out %d/%d)", $0.length, $0.threshold, $0.heldOutFalsePositives, $0.heldOutScores.count) }.joined(separator: ", ")
         }
         FileHandle.standardError.write(Data((line + "\n").utf8))
+        for warning in catalog.calibration?.warnings ?? [] { printWarning("the calibration: \(warning)") }
         print(path)
     }
 }

@@ -145,10 +145,10 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
             #expect(clean.outcomes[Outcome.correct.rawValue]!.successes == 6, "\(algorithm)")
             #expect(clean.hitAt5.successes == 6)
         }
-        // Each threshold is calibrated on the even-numbered negatives and measured on the other three.
+        // Each threshold is calibrated on the negatives of one half of the recordings and measured on the other three.
         let calibrating = BenchmarkMetrics.calibrationHalf(results)
         let negatives = results.queries.filter(\.negative)
-        #expect(calibrating.count == 3 && negatives.enumerated().allSatisfy { calibrating.contains($0.element.id) == ($0.offset % 2 == 0) })
+        #expect(calibrating.count == 3 && negatives.allSatisfy { calibrating.contains($0.id) == ($0.half == .calibration) })
         for n in metrics.negatives {
             let scores = results.answers.filter { $0.algorithm == n.algorithm && calibrating.contains($0.query) }.map { $0.top.first?.score ?? 0 }
             let negativeIDs = Set(negatives.map(\.id))

@@ -21,7 +21,11 @@ final class IndexCatalogTests: XCTestCase {
                                     "--lengths", "5", "--negatives-per-length", "40", "--quiet", "--out", index])
         XCTAssertEqual(build.status, 0, build.errors)
         let info = try runFPBench(["index", "info", index])
-        XCTAssertTrue(info.output.contains("7 tracks") && info.output.contains("5 s queries: score > ") && info.output.contains("calibrated on 20 negatives"), info.output)
+        // 4 bird recordings of 14-23 s hold 13 windows of 5 s that do not overlap: 6 calibrate (2 recordings), 7 are held out (the other 2).
+        XCTAssertTrue(info.output.contains("7 tracks") && info.output.contains("5 s queries: score > ") && info.output.contains("calibrated on 6 negatives")
+                      && info.output.contains("negatives from 4 recordings, 2 held out") && info.output.contains("held out: 0 of 7"), info.output)
+        XCTAssertTrue(info.output.contains("warning: calibrated on 2 negative recordings and held out on 2 (fewer than 20)"), info.output)
+        XCTAssertTrue(build.errors.contains("warning: 5 s: the negative recordings hold 13 windows that do not overlap, not the 40 asked"), build.errors)
         let positive = try excerpt("\(tracks)/track12.ogg", start: 3, seconds: 5, in: folder, name: "positive.wav")
         let negative = try excerpt("\(negatives)/finch-348.wav", start: 1, seconds: 5, in: folder, name: "negative.wav")
         try AudioWriter.write(Audio(samples: [Float](repeating: 0, count: 44_100 * 5), sampleRate: 44_100), to: folder.appendingPathComponent("silent.wav").path)
@@ -31,7 +35,7 @@ final class IndexCatalogTests: XCTestCase {
         let blocks = answer.output.components(separatedBy: "\(folder.path)/")
         let said = { (name: String) in blocks.first { $0.hasPrefix(name) } ?? "" }
         XCTAssertTrue(said("positive.wav").contains("1. \(tracks)/track12.ogg"), answer.output)
-        XCTAssertTrue(said("positive.wav").contains("calibrated for 5 s queries on 20 negatives"), answer.output)
+        XCTAssertTrue(said("positive.wav").contains("calibrated for 5 s queries on 6 negatives"), answer.output)
         XCTAssertTrue(said("negative.wav").contains("no match"), answer.output)
         XCTAssertTrue(said("silent.wav").contains("no match (silent"), answer.output)
         XCTAssertFalse(answer.errors.contains("not calibrated"), answer.errors)
@@ -95,7 +99,7 @@ final class IndexCatalogTests: XCTestCase {
         XCTAssertEqual(build.status, 2, build.errors)
         XCTAssertTrue(build.errors.contains("broken.wav: left out of the calibration"), build.errors)
         let info = try runFPBench(["index", "info", index])
-        XCTAssertTrue(info.output.contains("negatives from 4 files"), info.output)
+        XCTAssertTrue(info.output.contains("negatives from 4 recordings"), info.output)
     }
 
     /// Bytes appended to an index file are damage: `index verify` said "ok" for 4,096 of them.

@@ -76,8 +76,9 @@ import Testing
         #expect(calibrated(failed, q, 0) == "failed: could not be read")
     }
 
-    /// Negative scores made up so the threshold is known: 200 calibrating negatives at a 1 % target let at
-    /// most 2 through, so the threshold is the third-highest calibrating score, counted here by hand.
+    /// Negative scores made up so the threshold is known: 200 calibrating negatives (the calibration half's
+    /// recordings) at a 1 % target let at most 2 through, so the threshold is the third-highest calibrating
+    /// score, counted here by hand.
     @Test func theThresholdAndHeldOutFalsePositivesAreCountedFromTheNegatives() throws {
         var r = Self.run
         let template = try #require(r.queries.first { $0.negative })
@@ -85,6 +86,8 @@ import Testing
         let negatives = (0..<400).map { i -> BenchmarkQuery in
             var q = template
             q.id = String(format: "5s-neg-%03d", i)
+            q.file = "negative-\(i % 2 == 0 ? "a" : "b")-\(i).wav"
+            q.half = i % 2 == 0 ? .calibration : .heldOut
             return q
         }
         // Calibrating (even) negatives score i/1000 for i = 0, 2, ..., 398; held-out (odd) ones score 0.397 + i/10000.
@@ -101,8 +104,9 @@ import Testing
         let metrics = BenchmarkMetrics(r)
         let negative = try #require(metrics.negative(algorithm, 5))
         #expect(negative.calibratedThreshold == expected)
-        // Held out: scores 0.397 + i/10,000 are all above 0.394.
+        // Held out: scores 0.397 + i/10,000 are all above 0.394, in each of 200 recordings (one window each).
         #expect(negative.falsePositivesHeldOut == Rate(200, of: 200))
+        #expect(negative.heldOutByRecording.recordings == 200 && negative.heldOutByRecording.low == 1)
         #expect(negative.falsePositives == Rate(400, of: 400))
         // The positive scored 0.395, just above the threshold: correct at the calibrated threshold.
         #expect(metrics.condition(algorithm, 5, "clean")?.correctCalibrated == Rate(1, of: 1))

@@ -203,6 +203,7 @@ public struct Benchmark {
             tool: .fpbench(c.toolVersion), seed: c.seed, spec: spec,
             catalog: .init(dataset: c.dataset.manifest.name, manifestSHA256: c.dataset.manifestSHA256,
                            tracks: catalog.tracks, trackSeconds: catalog.durations, negatives: catalog.negatives,
+                           negativeSeconds: catalog.negativeDurations,
                            borrowed: borrowed.isEmpty ? nil : borrowed),
             algorithms: algorithms, queries: queries, answers: answers, skipped: skipped, failures: failures)
         for answer in results.answers {

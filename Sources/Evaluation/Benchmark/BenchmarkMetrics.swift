@@ -80,6 +80,8 @@ public struct NegativeMetrics: Sendable, Codable, Equatable {
     public var calibratedThreshold: Double
     /// At the calibrated threshold, over the other, held-out half: the out-of-sample false-positive rate.
     public var falsePositivesHeldOut: Rate
+    /// The same, with its interval over the held-out recordings (windows of one recording are not independent).
+    public var heldOutByRecording: ClusteredRate
 }
 
 /// Metrics computed from results alone (so `fpbench report` recomputes them).
@@ -104,11 +106,15 @@ public struct BenchmarkMetrics: Sendable, Equatable {
                 let heldOut = negativeAnswers.filter { !calibrating.contains($0.query) }
                 // A system without scores: its own answers only (every match scores 1, above 0).
                 let threshold = info.isScored ? Self.threshold(calibration.map { $0.top.first?.score ?? 0 }, target: r.spec.falsePositiveTarget) : 0
+                let passes = { (a: BenchmarkAnswer) in (a.top.first?.score ?? 0) > threshold }
+                let byRecording = Dictionary(grouping: heldOut) { queries[$0.query]!.file }.sorted { $0.key < $1.key }
+                    .map { (hits: $0.value.filter(passes).count, windows: $0.value.count) }
                 negatives.append(NegativeMetrics(
                     algorithm: algorithm, length: length,
                     falsePositives: Rate(negativeAnswers.filter { $0.top.contains(where: \.matched) }.count, of: negativeAnswers.count),
                     calibratedThreshold: threshold,
-                    falsePositivesHeldOut: Rate(heldOut.filter { ($0.top.first?.score ?? 0) > threshold }.count, of: heldOut.count)))
+                    falsePositivesHeldOut: Rate(heldOut.filter(passes).count, of: heldOut.count),
+                    heldOutByRecording: ClusteredRate(byRecording, seed: derivedSeed(r.seed, "held-out", algorithm, "\(length)"))))
                 for condition in r.spec.conditions {
                     let answers = byKey["\(algorithm)|\(length)|\(condition.id)"] ?? []
                     var counts: [Outcome: Int] = [:]
@@ -155,16 +161,56 @@ public struct BenchmarkMetrics: Sendable, Equatable {
         calibratedOutcome != Outcome.correct.rawValue && calibratedOutcome != rejectedNegative
     }
 
-    /// The negative queries that calibrate the thresholds: the even-numbered negatives of each length, in the
-    /// seeded order they were drawn; the odd-numbered are held out to measure the threshold, so the
-    /// false-positive rate the benchmark reports is measured on negatives the threshold never saw.
+    /// The negative queries that calibrate the thresholds: those cut from the recordings of the calibration
+    /// half (`NegativeSplit`); the others, from other recordings, are held out to measure the threshold, so
+    /// the false-positive rate the benchmark reports is measured on music the threshold never heard.
     public static func calibrationHalf(_ r: BenchmarkResults) -> Set<String> {
-        var next: [Double: Int] = [:], half: Set<String> = []
-        for q in r.queries where q.negative {
-            if next[q.length, default: 0] % 2 == 0 { half.insert(q.id) }
-            next[q.length, default: 0] += 1
+        Set(r.queries.filter { $0.negative && $0.half == .calibration }.map(\.id))
+    }
+
+    /// Fewer held-out recordings than this, and the held-out rate speaks for too few kinds of audio.
+    public static let fewestHeldOutRecordings = 20
+    /// One recording supplying more than this share of a length's negatives dominates its calibration.
+    public static let largestRecordingShare = 0.2
+    /// A negative recording shorter than this many query lengths gives a window that is nearly all of it.
+    public static let barelyLonger = 1.5
+
+    /// Where the calibration cannot be trusted: too few held-out recordings, one recording supplying much
+    /// of a length's negatives, a built-in algorithm's threshold rising with query length (a longer query
+    /// should need no more), a held-out rate that misses the target beyond its recording-level interval.
+    public func calibrationWarnings(_ r: BenchmarkResults) -> [String] {
+        var warnings: [String] = []
+        let negativeQueries = r.queries.filter(\.negative)
+        for length in r.spec.queryLengths {
+            let mine = negativeQueries.filter { $0.length == length }, name = String(format: "%g s", length)
+            let heldOut = Set(mine.filter { $0.half == .heldOut }.map(\.file)).count
+            if !mine.isEmpty && heldOut < Self.fewestHeldOutRecordings {
+                warnings.append("\(name): the held-out half has \(heldOut) recordings (fewer than \(Self.fewestHeldOutRecordings)), too few to speak for other audio")
+            }
+            let seconds = Dictionary(uniqueKeysWithValues: zip(r.catalog.negatives, r.catalog.negativeSeconds))
+            let barely = Set(mine.map(\.file)).filter { (seconds[$0] ?? .infinity) < Self.barelyLonger * length }.sorted()
+            if !barely.isEmpty {
+                warnings.append("\(name): \(barely.count) negative recordings are barely longer than the query (under \(Self.barelyLonger)×), so their window is nearly all of them: "
+                                + barely.prefix(5).map { String(format: "%@ (%.1f s)", $0, seconds[$0]!) }.joined(separator: ", ") + (barely.count > 5 ? ", …" : ""))
+            }
+            if let (file, cut) = Dictionary(grouping: mine, by: \.file).max(by: { ($0.value.count, $1.key) < ($1.value.count, $0.key) }),
+               Double(cut.count) > Self.largestRecordingShare * Double(mine.count) {
+                warnings.append("\(name): \(file) supplies \(cut.count) of the \(mine.count) negatives (more than \(Int(100 * Self.largestRecordingShare)) %)")
+            }
         }
-        return half
+        for info in r.algorithms where info.isScored {
+            let ns = negatives(info.identifier)
+            for (shorter, longer) in zip(ns, ns.dropFirst()) where !info.isSystem && longer.calibratedThreshold > shorter.calibratedThreshold {
+                warnings.append(String(format: "%@: the calibrated threshold rises from %.3f at %g s to %.3f at %g s (a longer query should need no more): too few or too alike negatives at %g s?",
+                                       info.identifier, shorter.calibratedThreshold, shorter.length, longer.calibratedThreshold, longer.length, longer.length))
+            }
+            for n in ns where n.heldOutByRecording.low > r.spec.falsePositiveTarget {
+                warnings.append(String(format: "%@: at %g s the held-out false positives, %d of %d, miss the %g %% target beyond their interval (%.1f-%.1f %%)",
+                                       info.identifier, n.length, n.heldOutByRecording.successes, n.heldOutByRecording.total,
+                                       100 * r.spec.falsePositiveTarget, 100 * n.heldOutByRecording.low, 100 * n.heldOutByRecording.high))
+            }
+        }
+        return warnings
     }
 
     /// The calibrated threshold (`Calibration.threshold`): at most ⌊target·n⌋ negatives score above it.
@@ -178,6 +224,11 @@ public struct BenchmarkMetrics: Sendable, Equatable {
 
     public func negative(_ algorithm: String, _ length: Double) -> NegativeMetrics? {
         negatives.first { $0.algorithm == algorithm && $0.length == length }
+    }
+
+    /// An algorithm's negatives, shortest query length first.
+    public func negatives(_ algorithm: String) -> [NegativeMetrics] {
+        negatives.filter { $0.algorithm == algorithm && $0.falsePositives.total > 0 }.sorted { $0.length < $1.length }
     }
 }
 

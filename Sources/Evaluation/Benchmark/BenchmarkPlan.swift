@@ -12,6 +12,8 @@ public struct BenchmarkQuery: Sendable, Codable, Equatable {
     /// Where the window starts in the file, in seconds: the true offset for a positive query.
     public var start: Double
     public var negative: Bool
+    /// A negative query's half: it calibrates the threshold or measures it, held out (nil for a positive).
+    public var half: NegativeSplit.Half? = nil
 }
 
 /// The catalog and the queries of a benchmark, drawn from the run's seed.
@@ -21,26 +23,27 @@ struct BenchmarkPlan {
     var queries: [BenchmarkQuery]
 
     /// Draws, for every query length, `queriesPerLength` positions (a track uniformly among those long
-    /// enough, then an offset uniformly within it) and `negativesPerLength` from the negative recordings.
+    /// enough, then an offset uniformly within it) and `negativesPerLength` windows of the negative
+    /// recordings, split by recording into a calibration and a held-out half (`NegativeSplit`).
     static func draw(spec: BenchmarkSpec, tracks: [String], durations: [Double],
                      negatives: [String], negativeDurations: [Double], seed: UInt64) -> [BenchmarkQuery] {
         var queries: [BenchmarkQuery] = []
+        let split = NegativeSplit(durations: negativeDurations, seed: seed)
         for length in spec.queryLengths {
             let name = String(format: "%gs", length)
-            func cut(_ files: [String], _ lengths: [Double], count: Int, negative: Bool) {
-                let usable = files.indices.filter { lengths[$0] >= length }
-                guard !usable.isEmpty else { return }
-                for i in 0..<count {
-                    let id = negative ? String(format: "%@-neg-%03d", name, i) : String(format: "%@-%03d", name, i)
-                    let random = SeededNoise(seed: derivedSeed(seed, "benchmark", id))
-                    let file = usable[min(usable.count - 1, Int(random.unit() * Double(usable.count)))]
-                    // Millisecond steps, so the recorded offset is exactly the one cut.
-                    let start = ((lengths[file] - length) * random.unit() * 1000).rounded(.down) / 1000
-                    queries.append(BenchmarkQuery(id: id, length: length, file: files[file], start: start, negative: negative))
-                }
+            let usable = tracks.indices.filter { durations[$0] >= length }
+            for i in 0..<(usable.isEmpty ? 0 : spec.queriesPerLength) {
+                let id = String(format: "%@-%03d", name, i)
+                let random = SeededNoise(seed: derivedSeed(seed, "benchmark", id))
+                let file = usable[min(usable.count - 1, Int(random.unit() * Double(usable.count)))]
+                // Millisecond steps, so the recorded offset is exactly the one cut.
+                let start = ((durations[file] - length) * random.unit() * 1000).rounded(.down) / 1000
+                queries.append(BenchmarkQuery(id: id, length: length, file: tracks[file], start: start, negative: false))
             }
-            cut(tracks, durations, count: spec.queriesPerLength, negative: false)
-            cut(negatives, negativeDurations, count: spec.negativesPerLength, negative: true)
+            for (i, w) in split.windows(length: length, count: spec.negativesPerLength).windows.enumerated() {
+                queries.append(BenchmarkQuery(id: String(format: "%@-neg-%03d", name, i), length: length, file: negatives[w.recording],
+                                              start: w.start, negative: true, half: w.half))
+            }
         }
         return queries
     }

@@ -42,6 +42,7 @@ public struct BenchmarkResults: Sendable, Codable, Equatable {
         public var tracks: [String]
         public var trackSeconds: [Double]
         public var negatives: [String]
+        public var negativeSeconds: [Double]
         /// Noises and impulse responses the dataset lacks, taken from the project's own set (absent: none).
         public var borrowed: [BorrowedRecording]?
         public var hours: Double { trackSeconds.reduce(0, +) / 3600 }
@@ -66,6 +67,8 @@ public struct BenchmarkResults: Sendable, Codable, Equatable {
         static let unscoredSystem = "outside system, no score"
         /// Its answers carry scores a threshold can be calibrated on.
         public var isScored: Bool { search != Self.unscoredSystem }
+        /// An outside system's row (its scores are its own: a count may rise with query length).
+        public var isSystem: Bool { search.hasPrefix("outside system") }
     }
 
     public var kind = "benchmark"
@@ -92,12 +95,16 @@ extension BenchmarkResults: ResultsFile {
         guard tool.name == "fpbench" else { return "written by '\(tool.name)', not fpbench" }
         let ids = Set(queries.map(\.id))
         guard ids.count == queries.count else { return "query ids repeat" }
+        if let q = queries.first(where: { $0.negative && $0.half == nil }) {
+            return "negative query \(q.id) belongs to no half (written before calibration was split by recording): run the benchmark again"
+        }
         for answer in answers {
             guard ids.contains(answer.query) else { return "an answer of \(answer.algorithm) names query '\(answer.query)', which is not listed" }
             if let bad = answer.top.first(where: { !catalog.tracks.indices.contains($0.track) || !($0.score >= 0 && $0.score <= 1) }) {
                 return "the answer of \(answer.algorithm) to \(answer.query): track \(bad.track) or score \(bad.score) out of range"
             }
         }
+        if catalog.negativeSeconds.count != catalog.negatives.count { return "catalog: \(catalog.negatives.count) negatives but \(catalog.negativeSeconds.count) durations" }
         return catalog.trackSeconds.count == catalog.tracks.count ? nil : "catalog: \(catalog.tracks.count) tracks but \(catalog.trackSeconds.count) durations"
     }
 }

@@ -3,8 +3,9 @@ import Fingerprinting
 import Foundation
 
 /// Calibrates a catalog's "no match" threshold as the benchmark does, for `fpbench index build
-/// --negatives`: seeded excerpts of each query length cut from recordings that are not in the
-/// catalog, each searched like a query; query i calibrates when i is even and is held out when odd.
+/// --negatives`: seeded windows of each query length cut from recordings that are not in the catalog,
+/// each searched like a query; the recordings are split into a calibration and a held-out half
+/// (`NegativeSplit`), so the held-out false positives come from other recordings.
 public struct CatalogCalibration {
     public var negatives: [String]
     public var lengths: [Double]
@@ -21,22 +22,6 @@ public struct CatalogCalibration {
         self.falsePositiveTarget = falsePositiveTarget
         self.seed = seed
         self.threads = threads
-    }
-
-    /// One negative query: which file, from where.
-    struct Draw { var file: Int; var start: Double }
-
-    /// The `perLength` seeded windows of `length` seconds among files of these durations (files shorter
-    /// than the length are never drawn).
-    func draws(length: Double, durations: [Double]) -> [Draw] {
-        let usable = durations.indices.filter { durations[$0] >= length }
-        guard !usable.isEmpty else { return [] }
-        return (0..<perLength).map { i in
-            let pick = derivedSeed(seed, "calibration", String(format: "%g", length), "\(i)")
-            let file = usable[Int(pick % UInt64(usable.count))]
-            let fraction = Double(derivedSeed(seed, "calibration-start", String(format: "%g", length), "\(i)") >> 11) / Double(1 << 53)
-            return Draw(file: file, start: fraction * (durations[file] - length))
-        }
     }
 
     /// The calibration of `catalog`: every draw fingerprinted as a query and searched (threshold not
@@ -58,26 +43,35 @@ public struct CatalogCalibration {
         for length in lengths where !durations.contains(where: { $0 >= length }) {
             throw DatasetError(path: negatives.joined(separator: ", "), reason: String(format: "no negative recording is %g s long", length))
         }
-        let all = lengths.flatMap { length in draws(length: length, durations: durations).map { (length, $0) } }
+        let split = NegativeSplit(durations: durations, seed: seed)
+        let all = lengths.flatMap { length in split.windows(length: length, count: perLength).windows.map { (length, $0) } }
         progress.start("calibrating on negatives", total: all.count)
         catalog.seal()
         let scores = parallelMap(all.count, threads: threads) { i -> Result<Double, Error> in
             defer { progress.advance() }
-            let (length, draw) = all[i]
+            let (length, window) = all[i]
             return Result {
                 do {
-                    let print = try algorithm.fingerprint(file: negatives[draw.file], window: TimeWindow(start: draw.start, duration: length), role: .query)
+                    let print = try algorithm.fingerprint(file: negatives[window.recording], window: TimeWindow(start: window.start, duration: length), role: .query)
                     return try catalog.search(print, limit: 1, applyingThreshold: false).first?.comparison.score ?? 0
                 } catch is FingerprintError { return 0 }  // silence, too little audio: nothing to match
             }
         }
         progress.finish()
+        let values = try scores.map { try $0.get() }
         var results: [Calibration.Length] = []
         for length in lengths {
-            let mine = try all.indices.filter { all[$0].0 == length }.map { try scores[$0].get() }
-            results.append(.init(length: length, calibrationScores: stride(from: 0, to: mine.count, by: 2).map { mine[$0] },
-                                 heldOutScores: stride(from: 1, to: mine.count, by: 2).map { mine[$0] }, target: falsePositiveTarget))
+            let mine = all.indices.filter { all[$0].0 == length }
+            let heldOut = mine.filter { all[$0].1.half == .heldOut }
+            var calibrated = Calibration.Length(length: length, calibrationScores: mine.filter { all[$0].1.half == .calibration }.map { values[$0] },
+                                                heldOutScores: heldOut.map { values[$0] }, target: falsePositiveTarget)
+            let threshold = calibrated.threshold
+            let byRecording: [(hits: Int, windows: Int)] = Dictionary(grouping: heldOut) { all[$0].1.recording }.sorted { $0.key < $1.key }
+                .map { recording in (recording.value.filter { values[$0] > threshold }.count, recording.value.count) }
+            calibrated.heldOutUpper = ClusteredRate(byRecording, seed: derivedSeed(seed, "held-out", String(format: "%g", length))).high
+            results.append(calibrated)
         }
-        return Calibration(falsePositiveTarget: falsePositiveTarget, seed: seed, negativeFiles: negatives, lengths: results)
+        return Calibration(falsePositiveTarget: falsePositiveTarget, seed: seed, negativeFiles: negatives, lengths: results,
+                           heldOutFiles: split.recordings(in: .heldOut).map { negatives[$0] })
     }
 }

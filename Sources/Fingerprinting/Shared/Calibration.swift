@@ -2,8 +2,9 @@ import Foundation
 
 /// A catalog's "no match" threshold calibrated on negative queries (recordings not in the catalog),
 /// per query length, the way the benchmark calibrates: the lowest top score that at most the target
-/// share of negatives exceed. Calibrated on one seeded half of the negatives and checked on the other
-/// (held out), so the false-positive rate it reports is measured out of sample. Stored in index files.
+/// share of negatives exceed. Calibrated on the windows of one seeded half of the negative recordings and
+/// checked on the other half's (held out), so the false-positive rate it reports is measured on other
+/// recordings. Stored in index files.
 public struct Calibration: Codable, Sendable, Equatable {
     public struct Length: Codable, Sendable, Equatable {
         /// Query length in seconds.
@@ -22,6 +23,10 @@ public struct Calibration: Codable, Sendable, Equatable {
             threshold = Calibration.threshold(self.calibrationScores, target: target)
         }
 
+        /// The upper end of the held-out false-positive rate's 95 % interval with the recording as the unit
+        /// (nil in an index calibrated before calibration was split by recording).
+        public var heldOutUpper: Double?
+
         /// Held-out negatives that score above the threshold: the out-of-sample false positives.
         public var heldOutFalsePositives: Int { heldOutScores.filter { $0 > threshold }.count }
     }
@@ -30,13 +35,37 @@ public struct Calibration: Codable, Sendable, Equatable {
     public var seed: UInt64
     /// The files negatives were cut from.
     public var negativeFiles: [String]
+    /// Those of them held out (nil in an index calibrated before calibration was split by recording).
+    public var heldOutFiles: [String]?
     public var lengths: [Length]
 
-    public init(falsePositiveTarget: Double, seed: UInt64, negativeFiles: [String], lengths: [Length]) {
+    public init(falsePositiveTarget: Double, seed: UInt64, negativeFiles: [String], lengths: [Length], heldOutFiles: [String]? = nil) {
         self.falsePositiveTarget = falsePositiveTarget
         self.seed = seed
         self.negativeFiles = negativeFiles
+        self.heldOutFiles = heldOutFiles
         self.lengths = lengths.sorted { $0.length < $1.length }
+    }
+
+    /// Fewer held-out recordings than this, and the held-out rate speaks for too few kinds of audio.
+    public static let fewestHeldOutRecordings = 20
+
+    /// Why this calibration should not be trusted, each said at build time and by `index info`.
+    public var warnings: [String] {
+        var said: [String] = []
+        if let held = heldOutFiles?.count, held < Self.fewestHeldOutRecordings {
+            said.append("calibrated on \(negativeFiles.count - held) negative recordings and held out on \(held) (fewer than \(Self.fewestHeldOutRecordings)): "
+                        + "too few to speak for other audio; give more negative recordings")
+        }
+        for (shorter, longer) in zip(lengths, lengths.dropFirst()) where longer.threshold > shorter.threshold {
+            said.append(String(format: "the threshold rises from %.3f at %g s to %.3f at %g s (a longer query should need no more): too few or too alike negatives?",
+                               shorter.threshold, shorter.length, longer.threshold, longer.length))
+        }
+        for l in lengths where l.heldOutScores.count > 0 && Double(l.heldOutFalsePositives) / Double(l.heldOutScores.count) > falsePositiveTarget {
+            said.append(String(format: "at %g s, %d of %d held-out negatives match (the target is %g %%)%@", l.length, l.heldOutFalsePositives,
+                               l.heldOutScores.count, 100 * falsePositiveTarget, l.heldOutUpper.map { String(format: "; by recording, up to %.1f %%", 100 * $0) } ?? ""))
+        }
+        return said
     }
 
     /// The lowest threshold t such that at most ⌊target·n⌋ scores exceed t: the (⌊target·n⌋ + 1)-th
