@@ -75,6 +75,10 @@ public enum BenchmarkReport {
             let c = n.heldOutByRecording
             rows.append([n.algorithm, g(n.length), "negatives", "false positive at calibrated threshold (held out, \(c.recordings) recordings as the unit)",
                          String(c.successes), String(c.total), String(format: "%.4f", c.value), String(format: "%.4f", c.low), String(format: "%.4f", c.high)])
+            if let x = n.crossCheck {
+                rows.append([n.algorithm, g(n.length), "cross-check", "false positive at calibrated threshold (\(x.recordings) recordings as the unit)",
+                             String(x.successes), String(x.total), String(format: "%.4f", x.value), String(format: "%.4f", x.low), String(format: "%.4f", x.high)])
+            }
         }
         return CSV.file(["algorithm", "length_s", "condition", "measure", "successes", "total", "rate", "interval_low", "interval_high"], rows)
     }
@@ -85,7 +89,7 @@ public enum BenchmarkReport {
         var series: [(name: String, points: [(x: Double, y: Double)])] = []
         for algorithm in r.algorithms.map(\.identifier) {
             let answers = r.answers.filter { $0.algorithm == algorithm && $0.failure == nil && queries[$0.query]!.length == length }
-            let negatives = answers.filter { queries[$0.query]!.negative }.map { $0.top.first?.score ?? 0 }
+            let negatives = answers.filter { queries[$0.query]!.calibrationNegative }.map { $0.top.first?.score ?? 0 }
             let positives = answers.filter { !queries[$0.query]!.negative }
             guard !negatives.isEmpty, !positives.isEmpty else { continue }
             let correct = positives.map { a -> Double? in
@@ -113,6 +117,7 @@ public enum BenchmarkReport {
             for a in r.answers where a.algorithm == info.identifier && a.failure == nil {
                 guard let q = queries[a.query], q.length == length else { continue }
                 let score = a.top.first?.score ?? 0
+                if q.half == .crossCheck { continue }
                 if q.negative { panel.negatives.append(score) }
                 else if let top = a.top.first, BenchmarkMetrics.outcome(top, truth: q, expectedOffset: a.expectedOffset, results: r) == .correct { panel.correct.append(score) }
                 else { panel.wrong.append(score) }
@@ -120,6 +125,23 @@ public enum BenchmarkReport {
             return panel
         }
         return ScoreFigure.svg(title: "Top scores and the calibrated threshold, \(g(length)) s queries (all conditions)", panels: panels)
+    }
+
+    /// The thresholds calibrated on the negatives, against recordings of another kind that never calibrated.
+    static func crossCheckSection(_ r: BenchmarkResults, metrics m: BenchmarkMetrics) -> String {
+        guard let files = r.catalog.crossCheck, m.negatives.contains(where: { $0.crossCheck != nil }) else { return "" }
+        let collections = Set(files.map { $0.split(separator: "/").first.map(String.init) ?? $0 }).sorted()
+        var s = "## Against another kind of audio\n\n"
+        s += "False positives at the calibrated thresholds above on windows of \(files.count) recordings of another kind than the negatives (\(collections.joined(separator: ", "))), "
+        s += "which never calibrate: what a threshold set on one kind of audio lets through on another. Each cell: false positives / windows, "
+        s += "the 95 % interval in % with the recording as the unit, the recordings long enough for the length.\n\n"
+        s += "| algorithm | " + r.spec.queryLengths.map { "\(g($0)) s" }.joined(separator: " | ") + " |\n|---|" + r.spec.queryLengths.map { _ in "---|" }.joined() + "\n"
+        for algorithm in r.algorithms {
+            s += "| \(algorithm.identifier) | " + r.spec.queryLengths.map { length in
+                m.negative(algorithm.identifier, length)?.crossCheck.map(heldOutCell) ?? "—"
+            }.joined(separator: " | ") + " |\n"
+        }
+        return s + "\n"
     }
 
     static func scalingFigure(_ costs: BenchmarkCosts) -> String {
@@ -131,7 +153,7 @@ public enum BenchmarkReport {
     }
 
     static func summary(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, costs: BenchmarkCosts?) -> String {
-        let positives = r.queries.filter { !$0.negative }.count, negatives = r.queries.count - positives
+        let positives = r.queries.filter { !$0.negative }.count, negatives = r.queries.filter(\.calibrationNegative).count
         var s = "# Identification benchmark: \(r.catalog.dataset)\n\n"
         s += String(format: "Catalog: %d tracks, %.2f h. Queries: %d positions cut from catalog tracks, each under %d conditions, and %d negative queries from %d recordings not in the catalog. ",
                     r.catalog.tracks.count, r.catalog.hours, positives, r.spec.conditions.count, negatives, r.catalog.negatives.count)
@@ -160,6 +182,7 @@ public enum BenchmarkReport {
             }
             s += "\n![detection](detection-\(g(length))s.svg)\n\n![scores](scores-\(g(length))s.svg)\n\n"
         }
+        s += crossCheckSection(r, metrics: m)
         s += "## What the top answers were (documented thresholds, \(g(r.spec.queryLengths.max() ?? 0)) s queries)\n\n"
         s += "| algorithm | condition | correct | right recording, wrong offset | wrong recording | no match | hit@5 |\n|---|---|---|---|---|---|---|\n"
         for algorithm in r.algorithms {

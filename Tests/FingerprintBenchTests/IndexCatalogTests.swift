@@ -1,4 +1,5 @@
 import AudioIO
+import Fingerprinting
 import Foundation
 import XCTest
 
@@ -100,6 +101,34 @@ final class IndexCatalogTests: XCTestCase {
         XCTAssertTrue(build.errors.contains("broken.wav: left out of the calibration"), build.errors)
         let info = try runFPBench(["index", "info", index])
         XCTAssertTrue(info.output.contains("negatives from 4 recordings"), info.output)
+    }
+
+    /// The holdout case of #41: one short, very quiet negative file (10.1 s) once gave 33 of 500 nearly identical
+    /// 10 s windows and set the threshold. Windows of one recording no longer overlap, so it gives at most one
+    /// per length, and the build warns, naming it.
+    func testAShortQuietNegativeGivesOneWindowAndIsNamed() throws {
+        let folder = temporaryFolder(), index = folder.appendingPathComponent("c.fpindex").path
+        let negativesFolder = folder.appendingPathComponent("negatives")
+        try FileManager.default.createDirectory(at: negativesFolder, withIntermediateDirectories: true)
+        let birds = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent(negatives).path)
+        for name in birds {
+            try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent(negatives).appendingPathComponent(name), to: negativesFolder.appendingPathComponent(name))
+        }
+        var quiet = try AudioReader.read(repositoryRoot.appendingPathComponent("\(negatives)/\(birds.sorted()[0])").path, window: TimeWindow(start: 0, duration: 10.1))
+        quiet.samples = quiet.samples.map { $0 * 0.01 }  // -40 dB
+        try AudioWriter.write(quiet, to: negativesFolder.appendingPathComponent("quiet.wav").path)
+        let build = try runFPBench(["index", "build", "-a", "constellation", "--catalog", tracks, "--negatives", negativesFolder.path,
+                                    "--lengths", "5", "10", "--negatives-per-length", "100", "--out", index, "--quiet"])
+        XCTAssertEqual(build.status, 0, build.errors)
+        XCTAssertTrue(build.errors.contains("10 s: ") && build.errors.contains("barely longer than the query") && build.errors.contains("quiet.wav (10.1 s)"), build.errors)
+        let calibration = try XCTUnwrap(IndexFile.Reader(path: index).header.calibration)
+        let file = try XCTUnwrap(calibration.negativeFiles.firstIndex { $0.hasSuffix("quiet.wav") })
+        for (length, most) in [(5.0, 2), (10.0, 1)] {
+            let counts = try XCTUnwrap(calibration.lengths.first { $0.length == length }?.windowsPerFile)
+            XCTAssertEqual(counts.count, calibration.negativeFiles.count)
+            XCTAssertTrue(counts[file] >= 1 && counts[file] <= most, "\(length) s: \(counts)")
+            XCTAssertLessThan(counts[file] * 4, counts.reduce(0, +), "\(length) s: \(counts)")  // far from dominating
+        }
     }
 
     /// Bytes appended to an index file are damage: `index verify` said "ok" for 4,096 of them.

@@ -1,4 +1,5 @@
 import DSP
+import Fingerprinting
 import Evaluation
 import Foundation
 import Reporting
@@ -79,5 +80,47 @@ import Testing
         let rows = try String(contentsOf: folder.appendingPathComponent("answers.csv"), encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
         let column = try #require(rows[0].firstIndex(of: "negative_half"))
         #expect(Set(rows.dropFirst().filter { $0[4] == "1" }.map { String($0[column]) }) == ["calibration", "held-out"])
+    }
+}
+
+/// The cross-check collection (recordings of another kind) is measured at the calibrated thresholds and
+/// changes nothing else: the same thresholds, the same held-out rates as without it.
+@Suite struct CrossCheckTests {
+    func run(crossCheck: Bool) throws -> BenchmarkResults {
+        var dataset = try catalogCIDataset()
+        var section = try #require(dataset.manifest.catalog)
+        section.negatives = section.negatives.filter { $0.hasPrefix("drascula/") }
+        section.crossCheck = crossCheck ? ["birds/finch-363.wav", "birds/petrel-XC46092.wav"] : nil
+        dataset.manifest.catalog = section
+        var spec = BenchmarkSpec()
+        spec.queryLengths = [5]
+        spec.queriesPerLength = 4
+        spec.negativesPerLength = 8
+        spec.conditions = spec.conditions.filter { $0.id == "clean" }
+        let configuration = BenchmarkConfiguration(dataset: dataset, algorithms: [try AlgorithmRegistry.algorithm("constellation")], spec: spec,
+                                                   seed: 2013, threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
+        return try Benchmark(configuration).run().results
+    }
+
+    @Test func theCrossCheckIsMeasuredAndNeverCalibrates() throws {
+        let with = try run(crossCheck: true), without = try run(crossCheck: false)
+        let cross = with.queries.filter { $0.half == .crossCheck }
+        #expect(cross.count == 4 && cross.allSatisfy { $0.negative && $0.file.hasPrefix("birds/") })
+        #expect(BenchmarkMetrics.calibrationHalf(with) == BenchmarkMetrics.calibrationHalf(without))
+        let (m, n) = (BenchmarkMetrics(with), BenchmarkMetrics(without))
+        let x = try #require(m.negatives.first?.crossCheck)
+        #expect(x.total == 4 && x.recordings == 2 && n.negatives.first?.crossCheck == nil)
+        var same = m.negatives
+        same[0].crossCheck = nil
+        #expect(same == n.negatives)  // thresholds and held-out rates as without the cross-check
+        let written = { (r: BenchmarkResults, file: String) -> String in
+            let folder = temporaryFolder()
+            try BenchmarkReport.write(r, costs: nil, to: folder)
+            return try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+        }
+        let summary = try written(with, "summary.md")
+        #expect(summary.contains("## Against another kind of audio") && summary.contains("\(x.successes)/4 ["), "\(summary)")
+        #expect(try written(with, "answers.csv").contains(",1,cross-check,birds/"))
+        #expect(try !written(without, "summary.md").contains("another kind"))
     }
 }

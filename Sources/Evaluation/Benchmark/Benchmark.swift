@@ -52,7 +52,8 @@ public struct Benchmark {
         var failures = ChecksumCheck(dataset: c.dataset, cacheFolder: c.cacheFolder).problems(), skipped: [RunResults.Problem] = []
         let catalog = try readCatalog(&failures)
         let drawn = BenchmarkPlan.draw(spec: c.spec, tracks: catalog.tracks, durations: catalog.durations,
-                                         negatives: catalog.negatives, negativeDurations: catalog.negativeDurations, seed: c.seed)
+                                         negatives: catalog.negatives, negativeDurations: catalog.negativeDurations,
+                                         crossCheck: catalog.crossCheck, crossCheckDurations: catalog.crossCheckDurations, seed: c.seed)
         let (conditions, recordings, borrowed) = usableConditions(&skipped, &failures)
         guard !conditions.isEmpty else {
             throw DatasetError(path: c.dataset.manifestPath, reason: "no condition can be run: "
@@ -105,6 +106,7 @@ public struct Benchmark {
     /// Phase 1: the catalog and the negatives, with their lengths from the headers.
     struct CatalogFiles {
         var tracks: [String], durations: [Double], negatives: [String], negativeDurations: [Double]
+        var crossCheck: [String] = [], crossCheckDurations: [Double] = []
     }
 
     func readCatalog(_ failures: inout [RunResults.Problem]) throws -> CatalogFiles {
@@ -114,8 +116,10 @@ public struct Benchmark {
         }
         let (tracks, durations) = readable(section.tracks, failures: &failures)
         let (negatives, negativeDurations) = readable(section.negatives, failures: &failures)
+        let (crossCheck, crossCheckDurations) = readable(section.crossCheck ?? [], failures: &failures)
         guard !tracks.isEmpty else { throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog track could be read") }
-        return CatalogFiles(tracks: tracks, durations: durations, negatives: negatives, negativeDurations: negativeDurations)
+        return CatalogFiles(tracks: tracks, durations: durations, negatives: negatives, negativeDurations: negativeDurations,
+                            crossCheck: crossCheck, crossCheckDurations: crossCheckDurations)
     }
 
     /// The algorithms that can search `hours` of catalog (brute force only below the limit), and the query
@@ -203,7 +207,7 @@ public struct Benchmark {
             tool: .fpbench(c.toolVersion), seed: c.seed, spec: spec,
             catalog: .init(dataset: c.dataset.manifest.name, manifestSHA256: c.dataset.manifestSHA256,
                            tracks: catalog.tracks, trackSeconds: catalog.durations, negatives: catalog.negatives,
-                           negativeSeconds: catalog.negativeDurations,
+                           negativeSeconds: catalog.negativeDurations, crossCheck: catalog.crossCheck.isEmpty ? nil : catalog.crossCheck,
                            borrowed: borrowed.isEmpty ? nil : borrowed),
             algorithms: algorithms, queries: queries, answers: answers, skipped: skipped, failures: failures)
         for answer in results.answers {

@@ -82,6 +82,8 @@ public struct NegativeMetrics: Sendable, Codable, Equatable {
     public var falsePositivesHeldOut: Rate
     /// The same, with its interval over the held-out recordings (windows of one recording are not independent).
     public var heldOutByRecording: ClusteredRate
+    /// At the calibrated threshold, over the cross-check collection (another kind of audio; nil: none).
+    public var crossCheck: ClusteredRate?
 }
 
 /// Metrics computed from results alone (so `fpbench report` recomputes them).
@@ -94,7 +96,7 @@ public struct BenchmarkMetrics: Sendable, Equatable {
         var byKey: [String: [BenchmarkAnswer]] = [:]
         for answer in r.answers where answer.failure == nil {
             guard let q = queries[answer.query] else { continue }
-            byKey["\(answer.algorithm)|\(q.length)|\(q.negative ? "negative" : answer.condition)", default: []].append(answer)
+            byKey["\(answer.algorithm)|\(q.length)|\(q.negative ? (q.calibrationNegative ? "negative" : "cross-check") : answer.condition)", default: []].append(answer)
         }
         var conditions: [ConditionMetrics] = [], negatives: [NegativeMetrics] = []
         let calibrating = Self.calibrationHalf(r)
@@ -107,14 +109,16 @@ public struct BenchmarkMetrics: Sendable, Equatable {
                 // A system without scores: its own answers only (every match scores 1, above 0).
                 let threshold = info.isScored ? Self.threshold(calibration.map { $0.top.first?.score ?? 0 }, target: r.spec.falsePositiveTarget) : 0
                 let passes = { (a: BenchmarkAnswer) in (a.top.first?.score ?? 0) > threshold }
-                let byRecording = Dictionary(grouping: heldOut) { queries[$0.query]!.file }.sorted { $0.key < $1.key }
-                    .map { (hits: $0.value.filter(passes).count, windows: $0.value.count) }
+                let byRecording = { (answers: [BenchmarkAnswer]) in Dictionary(grouping: answers) { queries[$0.query]!.file }.sorted { $0.key < $1.key }
+                    .map { (hits: $0.value.filter(passes).count, windows: $0.value.count) } }
+                let crossCheck = byKey["\(algorithm)|\(length)|cross-check"] ?? []
                 negatives.append(NegativeMetrics(
                     algorithm: algorithm, length: length,
                     falsePositives: Rate(negativeAnswers.filter { $0.top.contains(where: \.matched) }.count, of: negativeAnswers.count),
                     calibratedThreshold: threshold,
                     falsePositivesHeldOut: Rate(heldOut.filter(passes).count, of: heldOut.count),
-                    heldOutByRecording: ClusteredRate(byRecording, seed: derivedSeed(r.seed, "held-out", algorithm, "\(length)"))))
+                    heldOutByRecording: ClusteredRate(byRecording(heldOut), seed: derivedSeed(r.seed, "held-out", algorithm, "\(length)")),
+                    crossCheck: crossCheck.isEmpty ? nil : ClusteredRate(byRecording(crossCheck), seed: derivedSeed(r.seed, "cross-check", algorithm, "\(length)"))))
                 for condition in r.spec.conditions {
                     let answers = byKey["\(algorithm)|\(length)|\(condition.id)"] ?? []
                     var counts: [Outcome: Int] = [:]
@@ -168,35 +172,20 @@ public struct BenchmarkMetrics: Sendable, Equatable {
         Set(r.queries.filter { $0.negative && $0.half == .calibration }.map(\.id))
     }
 
-    /// Fewer held-out recordings than this, and the held-out rate speaks for too few kinds of audio.
-    public static let fewestHeldOutRecordings = 20
-    /// One recording supplying more than this share of a length's negatives dominates its calibration.
-    public static let largestRecordingShare = 0.2
-    /// A negative recording shorter than this many query lengths gives a window that is nearly all of it.
-    public static let barelyLonger = 1.5
-
     /// Where the calibration cannot be trusted: too few held-out recordings, one recording supplying much
     /// of a length's negatives, a built-in algorithm's threshold rising with query length (a longer query
     /// should need no more), a held-out rate that misses the target beyond its recording-level interval.
     public func calibrationWarnings(_ r: BenchmarkResults) -> [String] {
         var warnings: [String] = []
-        let negativeQueries = r.queries.filter(\.negative)
+        let negativeQueries = r.queries.filter(\.calibrationNegative)
         for length in r.spec.queryLengths {
             let mine = negativeQueries.filter { $0.length == length }, name = String(format: "%g s", length)
             let heldOut = Set(mine.filter { $0.half == .heldOut }.map(\.file)).count
-            if !mine.isEmpty && heldOut < Self.fewestHeldOutRecordings {
-                warnings.append("\(name): the held-out half has \(heldOut) recordings (fewer than \(Self.fewestHeldOutRecordings)), too few to speak for other audio")
+            if !mine.isEmpty && heldOut < Calibration.fewestHeldOutRecordings {
+                warnings.append("\(name): the held-out half has \(heldOut) recordings (fewer than \(Calibration.fewestHeldOutRecordings)), too few to speak for other audio")
             }
             let seconds = Dictionary(uniqueKeysWithValues: zip(r.catalog.negatives, r.catalog.negativeSeconds))
-            let barely = Set(mine.map(\.file)).filter { (seconds[$0] ?? .infinity) < Self.barelyLonger * length }.sorted()
-            if !barely.isEmpty {
-                warnings.append("\(name): \(barely.count) negative recordings are barely longer than the query (under \(Self.barelyLonger)×), so their window is nearly all of them: "
-                                + barely.prefix(5).map { String(format: "%@ (%.1f s)", $0, seconds[$0]!) }.joined(separator: ", ") + (barely.count > 5 ? ", …" : ""))
-            }
-            if let (file, cut) = Dictionary(grouping: mine, by: \.file).max(by: { ($0.value.count, $1.key) < ($1.value.count, $0.key) }),
-               Double(cut.count) > Self.largestRecordingShare * Double(mine.count) {
-                warnings.append("\(name): \(file) supplies \(cut.count) of the \(mine.count) negatives (more than \(Int(100 * Self.largestRecordingShare)) %)")
-            }
+            warnings += Calibration.recordingWarnings(length: length, windows: Dictionary(grouping: mine, by: \.file).map { ($0.key, seconds[$0.key] ?? .infinity, $0.value.count) })
         }
         for info in r.algorithms where info.isScored {
             let ns = negatives(info.identifier)

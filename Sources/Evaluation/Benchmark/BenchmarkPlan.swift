@@ -14,6 +14,9 @@ public struct BenchmarkQuery: Sendable, Codable, Equatable {
     public var negative: Bool
     /// A negative query's half: it calibrates the threshold or measures it, held out (nil for a positive).
     public var half: NegativeSplit.Half? = nil
+
+    /// A negative of the catalog's own negatives, calibration or held out (not the cross-check collection).
+    public var calibrationNegative: Bool { negative && half != .crossCheck }
 }
 
 /// The catalog and the queries of a benchmark, drawn from the run's seed.
@@ -24,11 +27,13 @@ struct BenchmarkPlan {
 
     /// Draws, for every query length, `queriesPerLength` positions (a track uniformly among those long
     /// enough, then an offset uniformly within it) and `negativesPerLength` windows of the negative
-    /// recordings, split by recording into a calibration and a held-out half (`NegativeSplit`).
-    static func draw(spec: BenchmarkSpec, tracks: [String], durations: [Double],
-                     negatives: [String], negativeDurations: [Double], seed: UInt64) -> [BenchmarkQuery] {
+    /// recordings, split by recording into a calibration and a held-out half (`NegativeSplit`); and
+    /// `negativesPerLength / 2` windows of the cross-check recordings, if any (as many as are held out).
+    static func draw(spec: BenchmarkSpec, tracks: [String], durations: [Double], negatives: [String], negativeDurations: [Double],
+                     crossCheck: [String] = [], crossCheckDurations: [Double] = [], seed: UInt64) -> [BenchmarkQuery] {
         var queries: [BenchmarkQuery] = []
         let split = NegativeSplit(durations: negativeDurations, seed: seed)
+        let other = NegativeSplit(durations: crossCheckDurations, seed: derivedSeed(seed, "cross-check"), allIn: .crossCheck)
         for length in spec.queryLengths {
             let name = String(format: "%gs", length)
             let usable = tracks.indices.filter { durations[$0] >= length }
@@ -43,6 +48,10 @@ struct BenchmarkPlan {
             for (i, w) in split.windows(length: length, count: spec.negativesPerLength).windows.enumerated() {
                 queries.append(BenchmarkQuery(id: String(format: "%@-neg-%03d", name, i), length: length, file: negatives[w.recording],
                                               start: w.start, negative: true, half: w.half))
+            }
+            for (i, w) in (crossCheck.isEmpty ? [] : other.windows(length: length, count: spec.negativesPerLength / 2).windows).enumerated() {
+                queries.append(BenchmarkQuery(id: String(format: "%@-cross-%03d", name, i), length: length, file: crossCheck[w.recording],
+                                              start: w.start, negative: true, half: .crossCheck))
             }
         }
         return queries

@@ -43,6 +43,8 @@ public struct BenchmarkResults: Sendable, Codable, Equatable {
         public var trackSeconds: [Double]
         public var negatives: [String]
         public var negativeSeconds: [Double]
+        /// Recordings of another kind, never calibrating (`CatalogSection.crossCheck`; absent: none).
+        public var crossCheck: [String]?
         /// Noises and impulse responses the dataset lacks, taken from the project's own set (absent: none).
         public var borrowed: [BorrowedRecording]?
         public var hours: Double { trackSeconds.reduce(0, +) / 3600 }

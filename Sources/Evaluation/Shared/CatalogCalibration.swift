@@ -69,9 +69,10 @@ public struct CatalogCalibration {
             let byRecording: [(hits: Int, windows: Int)] = Dictionary(grouping: heldOut) { all[$0].1.recording }.sorted { $0.key < $1.key }
                 .map { recording in (recording.value.filter { values[$0] > threshold }.count, recording.value.count) }
             calibrated.heldOutUpper = ClusteredRate(byRecording, seed: derivedSeed(seed, "held-out", String(format: "%g", length))).high
+            calibrated.windowsPerFile = negatives.indices.map { r in mine.filter { all[$0].1.recording == r }.count }
             results.append(calibrated)
         }
         return Calibration(falsePositiveTarget: falsePositiveTarget, seed: seed, negativeFiles: negatives, lengths: results,
-                           heldOutFiles: split.recordings(in: .heldOut).map { negatives[$0] })
+                           heldOutFiles: split.recordings(in: .heldOut).map { negatives[$0] }, negativeSeconds: durations)
     }
 }

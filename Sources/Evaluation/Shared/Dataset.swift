@@ -53,10 +53,19 @@ public struct NamedRecording: Sendable, Codable, Equatable {
 }
 
 /// Whole recordings for the identification benchmark: `tracks` form the catalog, `negatives` are
-/// recordings that are not in it (queries cut from them must be answered "no match").
+/// recordings that are not in it (queries cut from them must be answered "no match"); `crossCheck`, if
+/// any, recordings of another kind than the negatives (speech against music negatives), which never
+/// calibrate: what the thresholds let through on audio unlike what calibrated them.
 public struct CatalogSection: Sendable, Codable, Equatable {
     public var tracks: [String]
     public var negatives: [String]
+    public var crossCheck: [String]?
+
+    public init(tracks: [String], negatives: [String], crossCheck: [String]? = nil) {
+        self.tracks = tracks
+        self.negatives = negatives
+        self.crossCheck = crossCheck
+    }
 }
 
 /// The manifest (`Datasets/NAME/manifest.json`), as documented in Datasets/README.md. Every list may
@@ -112,7 +121,7 @@ public struct DatasetManifest: Sendable, Codable, Equatable {
     /// responses, catalog tracks and negatives), each once, in order of first use.
     public var usedFiles: [String] {
         let all = sources.flatMap { [$0.reference.file] + $0.alternates.map(\.file) } + distractors.map(\.file)
-            + noises.map(\.file) + impulseResponses.map(\.file) + (catalog.map { $0.tracks + $0.negatives } ?? [])
+            + noises.map(\.file) + impulseResponses.map(\.file) + (catalog.map { $0.tracks + $0.negatives + ($0.crossCheck ?? []) } ?? [])
         var seen = Set<String>()
         return all.filter { seen.insert($0).inserted }
     }
@@ -207,7 +216,7 @@ public struct Dataset: Sendable {
             throw DatasetError(path: path, reason: "no sources and no catalog tracks: nothing to evaluate")
         }
         if let catalog = m.catalog {
-            if let twice = Dictionary(grouping: catalog.tracks + catalog.negatives, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+            if let twice = Dictionary(grouping: catalog.tracks + catalog.negatives + (catalog.crossCheck ?? []), by: { $0 }).first(where: { $0.value.count > 1 })?.key {
                 throw DatasetError(path: path, reason: "catalog: '\(twice)' is listed twice (a negative must not be in the catalog)")
             }
         }

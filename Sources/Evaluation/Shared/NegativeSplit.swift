@@ -10,6 +10,8 @@ public struct NegativeSplit: Sendable, Equatable {
     public enum Half: String, Sendable, Codable, CaseIterable {
         case calibration
         case heldOut = "held-out"
+        /// Another kind of audio than the negatives (`CatalogSection.crossCheck`): never calibrates.
+        case crossCheck = "cross-check"
     }
 
     /// One negative query: which recording, from where, and the half it belongs to.
@@ -23,6 +25,13 @@ public struct NegativeSplit: Sendable, Equatable {
     public let halves: [Half]
     public let durations: [Double]
     let seed: UInt64
+
+    /// Every recording in one half: the cross-check collection, cut into windows the same way.
+    public init(durations: [Double], seed: UInt64, allIn half: Half) {
+        self.durations = durations
+        self.seed = seed
+        halves = Array(repeating: half, count: durations.count)
+    }
 
     /// Recordings in a seeded order, each given to the half with less audio so far: the halves hold about
     /// the same duration, and which recording goes where depends only on the seed and the list.
@@ -42,14 +51,16 @@ public struct NegativeSplit: Sendable, Equatable {
     /// The recordings of one half.
     public func recordings(in half: Half) -> [Int] { halves.indices.filter { halves[$0] == half } }
 
-    /// `count` windows of `length` seconds, half from each half (the first `count / 2` rounded up calibrate).
+    /// `count` windows of `length` seconds, half from each half (the first `count / 2` rounded up calibrate);
+    /// all `count` from the one half of a split made `allIn` it.
     /// Each recording is cut into ⌊duration / length⌋ equal slots and a window lies at a seeded place inside
     /// one slot, so no two windows of a recording overlap; the slots of a half are drawn without replacement,
     /// so a recording gives windows in proportion to its length. A half with fewer slots than asked gives
     /// what it has (`shortfall` says how many are missing).
     public func windows(length: Double, count: Int) -> (windows: [Window], shortfall: Int) {
         var windows: [Window] = [], shortfall = 0
-        for (half, wanted) in [(Half.calibration, (count + 1) / 2), (.heldOut, count / 2)] {
+        let quotas = halves.allSatisfy({ $0 == .crossCheck }) && !halves.isEmpty ? [(Half.crossCheck, count)] : [(Half.calibration, (count + 1) / 2), (.heldOut, count / 2)]
+        for (half, wanted) in quotas {
             let tag = String(format: "%g", length)
             var slots: [(key: UInt64, recording: Int, slot: Int, of: Int)] = []
             for r in recordings(in: half) where durations[r] >= length {

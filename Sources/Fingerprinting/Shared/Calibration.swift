@@ -27,6 +27,10 @@ public struct Calibration: Codable, Sendable, Equatable {
         /// (nil in an index calibrated before calibration was split by recording).
         public var heldOutUpper: Double?
 
+        /// How many windows each negative file gave at this length, in `negativeFiles` order (nil in an
+        /// index calibrated before calibration was split by recording).
+        public var windowsPerFile: [Int]?
+
         /// Held-out negatives that score above the threshold: the out-of-sample false positives.
         public var heldOutFalsePositives: Int { heldOutScores.filter { $0 > threshold }.count }
     }
@@ -37,18 +41,45 @@ public struct Calibration: Codable, Sendable, Equatable {
     public var negativeFiles: [String]
     /// Those of them held out (nil in an index calibrated before calibration was split by recording).
     public var heldOutFiles: [String]?
+    /// Each negative file's duration in seconds, in `negativeFiles` order (nil before the split by recording).
+    public var negativeSeconds: [Double]?
     public var lengths: [Length]
 
-    public init(falsePositiveTarget: Double, seed: UInt64, negativeFiles: [String], lengths: [Length], heldOutFiles: [String]? = nil) {
+    public init(falsePositiveTarget: Double, seed: UInt64, negativeFiles: [String], lengths: [Length],
+                heldOutFiles: [String]? = nil, negativeSeconds: [Double]? = nil) {
         self.falsePositiveTarget = falsePositiveTarget
         self.seed = seed
         self.negativeFiles = negativeFiles
         self.heldOutFiles = heldOutFiles
+        self.negativeSeconds = negativeSeconds
         self.lengths = lengths.sorted { $0.length < $1.length }
     }
 
     /// Fewer held-out recordings than this, and the held-out rate speaks for too few kinds of audio.
     public static let fewestHeldOutRecordings = 20
+    /// One recording supplying more than this share of a length's negatives dominates its calibration.
+    public static let largestRecordingShare = 0.2
+    /// A negative recording shorter than this many query lengths gives a window that is nearly all of it.
+    public static let barelyLonger = 1.5
+
+    /// What one length's negatives say against themselves, for the benchmark and for index files alike:
+    /// recordings barely longer than the query (named, with their durations), and one recording supplying
+    /// more than `largestRecordingShare` of the windows. `windows`: each recording that gave any, its
+    /// duration and how many windows it gave.
+    public static func recordingWarnings(length: Double, windows: [(file: String, seconds: Double, count: Int)]) -> [String] {
+        var said: [String] = []
+        let name = String(format: "%g s", length), used = windows.filter { $0.count > 0 }
+        let barely = used.filter { $0.seconds < barelyLonger * length }.sorted { $0.file < $1.file }
+        if !barely.isEmpty {
+            said.append("\(name): \(barely.count) negative recordings are barely longer than the query (under \(barelyLonger)×), so their window is nearly all of them: "
+                        + barely.prefix(5).map { String(format: "%@ (%.1f s)", $0.file, $0.seconds) }.joined(separator: ", ") + (barely.count > 5 ? ", …" : ""))
+        }
+        let total = used.reduce(0) { $0 + $1.count }
+        if let most = used.max(by: { ($0.count, $1.file) < ($1.count, $0.file) }), Double(most.count) > largestRecordingShare * Double(total) {
+            said.append("\(name): \(most.file) supplies \(most.count) of the \(total) negatives (more than \(Int(100 * largestRecordingShare)) %)")
+        }
+        return said
+    }
 
     /// Why this calibration should not be trusted, each said at build time and by `index info`.
     public var warnings: [String] {
@@ -56,6 +87,10 @@ public struct Calibration: Codable, Sendable, Equatable {
         if let held = heldOutFiles?.count, held < Self.fewestHeldOutRecordings {
             said.append("calibrated on \(negativeFiles.count - held) negative recordings and held out on \(held) (fewer than \(Self.fewestHeldOutRecordings)): "
                         + "too few to speak for other audio; give more negative recordings")
+        }
+        for l in lengths {
+            guard let counts = l.windowsPerFile, let seconds = negativeSeconds, counts.count == negativeFiles.count, seconds.count == negativeFiles.count else { continue }
+            said += Self.recordingWarnings(length: l.length, windows: negativeFiles.indices.map { (negativeFiles[$0], seconds[$0], counts[$0]) })
         }
         for (shorter, longer) in zip(lengths, lengths.dropFirst()) where longer.threshold > shorter.threshold {
             said.append(String(format: "the threshold rises from %.3f at %g s to %.3f at %g s (a longer query should need no more): too few or too alike negatives?",
