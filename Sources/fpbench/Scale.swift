@@ -13,7 +13,7 @@ struct Scale: ParsableCommand {
         the real tracks can be the right answer. The benchmark's own clean queries of --length seconds \
         (its positives and its negatives, drawn with its seed) are searched at each size: the search's \
         CPU time per query, the index's and the prints' bytes, the process's peak memory, correct top-1 at \
-        the threshold calibrated at that size on the even-numbered negatives, and the held-out negatives \
+        the threshold calibrated at that size on the calibration half's negatives, and the held-out negatives \
         above it and above the threshold calibrated on the real catalog alone. Synthetic tracks cannot show \
         real music's near-duplicates or its keys' correlations in time; every output says "synthetic". \
         Everything is held in memory: about 8 GiB per 1,000 h for constellation, unless --slices M splits \
@@ -32,7 +32,7 @@ struct Scale: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Catalog sizes in hours (real tracks first, then synthetic ones).") var hours: [Double] = [13, 100, 1000]
     @Option(help: "Query length in seconds.") var length = 10.0
     @Option(help: "Clean positive queries (default 100).") var queries = 100
-    @Option(help: "Negative queries (default 500): the even-numbered calibrate, the odd-numbered are held out.") var negatives = 500
+    @Option(help: "Negative queries (default 500): those of one half of the negative recordings calibrate, the others' are held out.") var negatives = 500
     @Option(help: "Build and search each size as this many slices of the catalog, one at a time (memory: the largest slice's; search time: the sum over the slices).")
     var slices = 1
     @Option(help: "Output folder (scale.csv, scale.md).") var out = "runs/scale"

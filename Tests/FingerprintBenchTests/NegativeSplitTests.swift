@@ -124,3 +124,23 @@ import Testing
         #expect(try !written(without, "summary.md").contains("another kind"))
     }
 }
+
+/// The warnings an index's calibration carries, from its stored scores alone.
+@Suite struct CalibrationWarningTests {
+    /// 100 scores per length, one of them `top` (1 % may exceed the threshold, so it is the second highest).
+    func length(_ seconds: Double, threshold: Double) -> Calibration.Length {
+        Calibration.Length(length: seconds, calibrationScores: [0.9, threshold] + Array(repeating: 0, count: 98), heldOutScores: [], target: 0.01)
+    }
+
+    func warnings(_ thresholds: [Double]) -> [String] {
+        Calibration(falsePositiveTarget: 0.01, seed: 1, negativeFiles: [], lengths: zip([1.0, 2, 5, 10], thresholds).map { length($0, threshold: $1) }).warnings
+    }
+
+    @Test func aThresholdRisingWithLengthIsNamedUnlessFromZeroOrWithinItsNoise() {
+        // The #41 case: 0.071 at 5 s, 0.167 at 10 s.
+        let rising = warnings([0.2, 0.1, 0.071, 0.167])
+        #expect(rising.count == 1 && rising[0].contains("from 0.071 at 5 s to 0.167 at 10 s"), "\(rising)")
+        #expect(warnings([0.7, 0.6, 0.556, 0.557]).isEmpty)  // within 10 %: the calibration's own sampling
+        #expect(warnings([0, 0.03, 0.02, 0.01]).isEmpty)     // from 0: nothing matched at 1 s
+    }
+}

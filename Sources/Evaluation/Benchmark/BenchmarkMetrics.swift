@@ -189,7 +189,7 @@ public struct BenchmarkMetrics: Sendable, Equatable {
         }
         for info in r.algorithms where info.isScored {
             let ns = negatives(info.identifier)
-            for (shorter, longer) in zip(ns, ns.dropFirst()) where !info.isSystem && longer.calibratedThreshold > shorter.calibratedThreshold {
+            for (shorter, longer) in zip(ns, ns.dropFirst()) where !info.isSystem && Calibration.rises(from: shorter.calibratedThreshold, to: longer.calibratedThreshold) {
                 warnings.append(String(format: "%@: the calibrated threshold rises from %.3f at %g s to %.3f at %g s (a longer query should need no more): too few or too alike negatives at %g s?",
                                        info.identifier, shorter.calibratedThreshold, shorter.length, longer.calibratedThreshold, longer.length, longer.length))
             }

@@ -27,8 +27,8 @@ public struct SyntheticScale {
         public var positives: Int
         /// Positives whose top answer is the right track within the offset tolerance, at `threshold`.
         public var correct: Int
-        /// The threshold calibrated at this size on the even-numbered negatives (target rate), and the
-        /// odd-numbered, held-out negatives above it.
+        /// The threshold calibrated at this size on the calibration half's negatives (target rate), and the
+        /// held-out negatives, from other recordings, above it.
         public var threshold: Double
         public var heldOutNegatives: Int
         public var heldOutFalsePositives: Int
@@ -200,11 +200,12 @@ public struct SyntheticScale {
         return Searched(answers: answers, indexBytes: indexBytes, printBytes: printBytes, hours: tracks.durations.reduce(0, +) / 3600, buildSeconds: built)
     }
 
-    /// The threshold calibrated on the even-numbered negatives' top scores, the odd-numbered held out.
+    /// The threshold calibrated on the top scores of the calibration half's negatives, the other recordings' held out.
     private func calibration(_ searched: Searched, queries: [BenchmarkQuery]) -> Calibration.Length {
-        let scores = queries.indices.filter { queries[$0].negative }.map { searched.answers[$0]?.top?.comparison.score ?? 0 }
-        return Calibration.Length(length: length, calibrationScores: stride(from: 0, to: scores.count, by: 2).map { scores[$0] },
-                                  heldOutScores: stride(from: 1, to: scores.count, by: 2).map { scores[$0] },
+        let scores = { (half: NegativeSplit.Half) in
+            queries.indices.filter { queries[$0].half == half }.map { searched.answers[$0]?.top?.comparison.score ?? 0 }
+        }
+        return Calibration.Length(length: length, calibrationScores: scores(.calibration), heldOutScores: scores(.heldOut),
                                   target: benchmark.spec.falsePositiveTarget)
     }
 

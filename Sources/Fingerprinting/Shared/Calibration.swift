@@ -62,6 +62,11 @@ public struct Calibration: Codable, Sendable, Equatable {
     /// A negative recording shorter than this many query lengths gives a window that is nearly all of it.
     public static let barelyLonger = 1.5
 
+    /// A threshold that rises with query length (a longer query should need no more) by more than 10 %,
+    /// more than the calibration's own sampling moves it. From 0 it is no sign: at 0 the algorithm gave
+    /// almost no negative any candidate at the shorter length.
+    public static func rises(from shorter: Double, to longer: Double) -> Bool { shorter > 0 && longer > 1.1 * shorter }
+
     /// What one length's negatives say against themselves, for the benchmark and for index files alike:
     /// recordings barely longer than the query (named, with their durations), and one recording supplying
     /// more than `largestRecordingShare` of the windows. `windows`: each recording that gave any, its
@@ -92,7 +97,7 @@ public struct Calibration: Codable, Sendable, Equatable {
             guard let counts = l.windowsPerFile, let seconds = negativeSeconds, counts.count == negativeFiles.count, seconds.count == negativeFiles.count else { continue }
             said += Self.recordingWarnings(length: l.length, windows: negativeFiles.indices.map { (negativeFiles[$0], seconds[$0], counts[$0]) })
         }
-        for (shorter, longer) in zip(lengths, lengths.dropFirst()) where longer.threshold > shorter.threshold {
+        for (shorter, longer) in zip(lengths, lengths.dropFirst()) where Self.rises(from: shorter.threshold, to: longer.threshold) {
             said.append(String(format: "the threshold rises from %.3f at %g s to %.3f at %g s (a longer query should need no more): too few or too alike negatives?",
                                shorter.threshold, shorter.length, longer.threshold, longer.length))
         }
