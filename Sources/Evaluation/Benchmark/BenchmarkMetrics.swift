@@ -110,15 +110,16 @@ public struct BenchmarkMetrics: Sendable, Equatable {
                 let threshold = info.isScored ? Self.threshold(calibration.map { $0.top.first?.score ?? 0 }, target: r.spec.falsePositiveTarget) : 0
                 let passes = { (a: BenchmarkAnswer) in (a.top.first?.score ?? 0) > threshold }
                 let byRecording = { (answers: [BenchmarkAnswer]) in Dictionary(grouping: answers) { queries[$0.query]!.file }.sorted { $0.key < $1.key }
-                    .map { (hits: $0.value.filter(passes).count, windows: $0.value.count) } }
+                    .map { $0.value.map { $0.top.first?.score ?? 0 } } }
                 let crossCheck = byKey["\(algorithm)|\(length)|cross-check"] ?? []
                 negatives.append(NegativeMetrics(
                     algorithm: algorithm, length: length,
                     falsePositives: Rate(negativeAnswers.filter { $0.top.contains(where: \.matched) }.count, of: negativeAnswers.count),
                     calibratedThreshold: threshold,
                     falsePositivesHeldOut: Rate(heldOut.filter(passes).count, of: heldOut.count),
-                    heldOutByRecording: ClusteredRate(byRecording(heldOut), seed: derivedSeed(r.seed, "held-out", algorithm, "\(length)")),
-                    crossCheck: crossCheck.isEmpty ? nil : ClusteredRate(byRecording(crossCheck), seed: derivedSeed(r.seed, "cross-check", algorithm, "\(length)"))))
+                    heldOutByRecording: ClusteredRate(scoresByRecording: byRecording(heldOut), above: threshold, seed: derivedSeed(r.seed, "held-out", algorithm, "\(length)")),
+                    crossCheck: crossCheck.isEmpty ? nil
+                        : ClusteredRate(scoresByRecording: byRecording(crossCheck), above: threshold, seed: derivedSeed(r.seed, "cross-check", algorithm, "\(length)"))))
                 for condition in r.spec.conditions {
                     let answers = byKey["\(algorithm)|\(length)|\(condition.id)"] ?? []
                     var counts: [Outcome: Int] = [:]

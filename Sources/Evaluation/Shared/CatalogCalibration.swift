@@ -65,10 +65,9 @@ public struct CatalogCalibration {
             let heldOut = mine.filter { all[$0].1.half == .heldOut }
             var calibrated = Calibration.Length(length: length, calibrationScores: mine.filter { all[$0].1.half == .calibration }.map { values[$0] },
                                                 heldOutScores: heldOut.map { values[$0] }, target: falsePositiveTarget)
-            let threshold = calibrated.threshold
-            let byRecording: [(hits: Int, windows: Int)] = Dictionary(grouping: heldOut) { all[$0].1.recording }.sorted { $0.key < $1.key }
-                .map { recording in (recording.value.filter { values[$0] > threshold }.count, recording.value.count) }
-            calibrated.heldOutUpper = ClusteredRate(byRecording, seed: derivedSeed(seed, "held-out", String(format: "%g", length))).high
+            let byRecording = Dictionary(grouping: heldOut) { all[$0].1.recording }.sorted { $0.key < $1.key }.map { $0.value.map { values[$0] } }
+            calibrated.heldOutUpper = ClusteredRate(scoresByRecording: byRecording, above: calibrated.threshold,
+                                                    seed: derivedSeed(seed, "held-out", String(format: "%g", length))).high
             calibrated.windowsPerFile = negatives.indices.map { r in mine.filter { all[$0].1.recording == r }.count }
             results.append(calibrated)
         }

@@ -93,6 +93,11 @@ public struct ClusteredRate: Sendable, Codable, Equatable {
     public var high: Double
     public var value: Double { total > 0 ? Double(successes) / Double(total) : 0 }
 
+    /// The share of scores above `threshold`, each recording's scores one cluster.
+    public init(scoresByRecording: [[Double]], above threshold: Double, seed: UInt64) {
+        self.init(scoresByRecording.map { scores in (scores.filter { $0 > threshold }.count, scores.count) }, seed: seed)
+    }
+
     /// `perRecording`: for each recording, (false positives, windows).
     public init(_ perRecording: [(hits: Int, windows: Int)], seed: UInt64, resamples: Int = 2000) {
         let used = perRecording.filter { $0.windows > 0 }
