@@ -16,11 +16,13 @@ public enum ScratchFolder {
 
     private static let swept: Void = sweepLeftovers()
 
-    /// Removes every `fpbench-KIND-PID-...` folder whose process is gone.
+    /// Removes every `fpbench-KIND-PID-UUID` folder whose process is gone. Only that exact shape: a folder
+    /// named `fpbench-test-UUID` whose UUID happens to start with eight digits is someone else's, not a leftover.
     public static func sweepLeftovers(in parent: URL = FileManager.default.temporaryDirectory) {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? [] where name.hasPrefix("fpbench-") {
             let parts = name.split(separator: "-", maxSplits: 3)
-            guard parts.count == 4, let pid = pid_t(parts[2]), pid > 0, kill(pid, 0) == -1, errno == ESRCH else { continue }
+            guard parts.count == 4, let pid = pid_t(parts[2]), pid > 0, UUID(uuidString: String(parts[3])) != nil,
+                  kill(pid, 0) == -1, errno == ESRCH else { continue }
             try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
         }
     }

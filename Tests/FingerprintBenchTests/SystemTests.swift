@@ -233,13 +233,16 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         #expect(!sleeping(), "the setsid daemon survived its child")
     }
 
-    /// A leftover scratch folder of a process that is gone is swept; one of a live process is kept.
+    /// A leftover scratch folder of a process that is gone is swept; one of a live process is kept, and so is
+    /// any other folder: a test's `fpbench-test-UUID` whose UUID starts with eight digits once lost its report.
     @Test func scratchFoldersOfDeadProcessesAreSwept() throws {
-        let parent = temporaryFolder()
-        let dead = parent.appendingPathComponent("fpbench-queries-999999999-abc"), live = parent.appendingPathComponent("fpbench-queries-\(getpid())-abc")
-        for folder in [dead, live] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        let parent = temporaryFolder(), uuid = UUID().uuidString
+        let dead = parent.appendingPathComponent("fpbench-queries-999999999-\(uuid)"), live = parent.appendingPathComponent("fpbench-queries-\(getpid())-\(uuid)")
+        let others = ["fpbench-test-79136064-6CA2-4496-8B97-978CBC6CDA4C", "fpbench-queries-999999999-abc"].map { parent.appendingPathComponent($0) }
+        for folder in [dead, live] + others { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
         ScratchFolder.sweepLeftovers(in: parent)
-        #expect(!FileManager.default.fileExists(atPath: dead.path) && FileManager.default.fileExists(atPath: live.path))
+        #expect(!FileManager.default.fileExists(atPath: dead.path))
+        #expect(([live] + others).allSatisfy { FileManager.default.fileExists(atPath: $0.path) })
     }
 
     /// A catalog file name with a line break would split {catalogList} in two: refused by name before indexing.
