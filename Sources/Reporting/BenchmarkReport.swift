@@ -160,7 +160,8 @@ public enum BenchmarkReport {
         s += "Seed \(r.seed), fpbench \(r.tool.version), manifest SHA-256 \(r.catalog.manifestSHA256.prefix(12)).\n\n"
         s += "A top answer is **correct** when it names the query's recording at an offset within ±\(g(r.spec.offsetTolerance)) s of the truth. "
         let halves = NegativeSplit.Half.allCases.map { h in Set(r.queries.filter { $0.half == h }.map(\.file)).count }
-        s += String(format: "Each cell: correct top-1 %% at the threshold calibrated to at most %g %% false positives on the negative queries of that length cut from one half of the negative recordings (%d recordings), its 95 %% Wilson interval, then · correct %% at the algorithm's documented threshold. ", 100 * r.spec.falsePositiveTarget, halves[0])
+        s += String(format: "Each cell: correct top-1 %% at the threshold calibrated to at most %g %% false positives with %g %% confidence (the fewest negatives above it that a %g %% rate gives with that probability: Vovk 2012) on the negative queries of that length cut from one half of the negative recordings (%d recordings), its 95 %% Wilson interval, then · correct %% at the algorithm's documented threshold. ",
+                    100 * r.spec.falsePositiveTarget, 100 * r.spec.confidence, 100 * r.spec.falsePositiveTarget, halves[0])
         s += String(format: "The false positives at the calibrated threshold are counted on the other half, held out: windows of %d other recordings, with a 95 %% interval that treats the recording as the unit (a cluster bootstrap over recordings, 2,000 resamples; a negative's half is in answers.csv).\n\n", halves[1])
         let warnings = m.calibrationWarnings(r)
         if !warnings.isEmpty { s += "**Calibration warnings**:\n" + warnings.map { "- \($0)\n" }.joined() + "\n" }

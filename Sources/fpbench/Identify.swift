@@ -16,7 +16,8 @@ struct Identify: ParsableCommand {
         indexes them with the algorithm's own index, or maps an index file (--index), then prints each \
         query's matches best first, each with its score, and the threshold it had to pass and where that \
         came from: calibrated on negative queries (an index built with --negatives, or --negatives here: \
-        at most 1 % of recordings not in the catalog match, per query length), --threshold, or the \
+        at most 1 % of recordings not in the catalog match with 90 % confidence, per query length), \
+        --threshold, or the \
         algorithm's documented threshold (said once on standard error: it is not calibrated for your \
         catalog and can match what is not in it). A silent query, or one too short to fingerprint, is \
         answered "no match" with the reason; an unreadable one is named and the others still answered.

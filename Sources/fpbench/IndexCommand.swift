@@ -155,7 +155,8 @@ struct IndexCommand: ParsableCommand {
             if let calibration = old.calibration {
                 grown.calibration = try CatalogCalibration(negatives: calibration.negativeFiles, lengths: calibration.lengths.map(\.length),
                                                            perLength: (calibration.lengths.first.map { $0.calibrationScores.count + $0.heldOutScores.count } ?? 2),
-                                                           falsePositiveTarget: calibration.falsePositiveTarget, seed: calibration.seed,
+                                                           falsePositiveTarget: calibration.falsePositiveTarget,
+                                                           confidence: calibration.confidence ?? Calibration.standardConfidence, seed: calibration.seed,
                                                            threads: threads).calibrate(grown, progress: reporter)
             }
             try IndexCommand.save(grown, to: index)
@@ -181,8 +182,9 @@ struct IndexCommand: ParsableCommand {
             print("parameters: \(h.profile)")
             if let c = h.calibration {
                 let held = c.heldOutFiles.map { "\($0.count) held out" } ?? "halves not split by recording: built by an older fpbench"
-                print(String(format: "calibrated \"no match\" threshold (at most %g %% false positives; seed %llu; negatives from %d recordings, %@):",
-                             100 * c.falsePositiveTarget, c.seed, c.negativeFiles.count, held))
+                let sure = c.confidence.map { String(format: " with %g %% confidence", 100 * $0) } ?? ""
+                print(String(format: "calibrated \"no match\" threshold (at most %g %% false positives%@; seed %llu; negatives from %d recordings, %@):",
+                             100 * c.falsePositiveTarget, sure, c.seed, c.negativeFiles.count, held))
                 for l in c.lengths {
                     let rate = Rate(l.heldOutFalsePositives, of: l.heldOutScores.count)
                     print(String(format: "  %g s queries: score > %.3f (calibrated on %d negatives); held out: %d of %d false positives, %.1f %% [95 %% interval %.1f-%.1f over windows%@]",

@@ -127,13 +127,14 @@ import Testing
 
 /// The warnings an index's calibration carries, from its stored scores alone.
 @Suite struct CalibrationWarningTests {
-    /// 100 scores per length, one of them `top` (1 % may exceed the threshold, so it is the second highest).
+    /// 500 scores per length (at 1 % and 90 % confidence one may exceed the threshold, so it is the second highest).
     func length(_ seconds: Double, threshold: Double) -> Calibration.Length {
-        Calibration.Length(length: seconds, calibrationScores: [0.9, threshold] + Array(repeating: 0, count: 98), heldOutScores: [], target: 0.01)
+        Calibration.Length(length: seconds, calibrationScores: [0.9, threshold] + Array(repeating: 0, count: 498), heldOutScores: [], target: 0.01, confidence: 0.9)
     }
 
     func warnings(_ thresholds: [Double]) -> [String] {
-        Calibration(falsePositiveTarget: 0.01, seed: 1, negativeFiles: [], lengths: zip([1.0, 2, 5, 10], thresholds).map { length($0, threshold: $1) }).warnings
+        Calibration(falsePositiveTarget: 0.01, confidence: 0.9, seed: 1, negativeFiles: [],
+                    lengths: zip([1.0, 2, 5, 10], thresholds).map { length($0, threshold: $1) }).warnings
     }
 
     @Test func aThresholdRisingWithLengthIsNamedUnlessFromZeroOrWithinItsNoise() {
@@ -142,5 +143,15 @@ import Testing
         #expect(rising.count == 1 && rising[0].contains("from 0.071 at 5 s to 0.167 at 10 s"), "\(rising)")
         #expect(warnings([0.7, 0.6, 0.556, 0.557]).isEmpty)  // within 10 %: the calibration's own sampling
         #expect(warnings([0, 0.03, 0.02, 0.01]).isEmpty)     // from 0: nothing matched at 1 s
+    }
+
+    /// 100 calibration scores cannot hold 1 % with 90 % confidence: said, with how many would, and the
+    /// threshold is the highest of them.
+    @Test func tooFewNegativesToBeSureAreSaid() {
+        let few = Calibration.Length(length: 5, calibrationScores: [0.3, 0.2] + Array(repeating: 0, count: 98), heldOutScores: [], target: 0.01, confidence: 0.9)
+        #expect(few.threshold == 0.3)
+        let said = Calibration(falsePositiveTarget: 0.01, confidence: 0.9, seed: 1, negativeFiles: [], lengths: [few]).warnings
+        #expect(said == ["5 s: 100 calibration negatives are too few to hold 1 % false positives with 90 % confidence (230 needed); the threshold is their highest score"])
+        #expect(Calibration(falsePositiveTarget: 0.01, confidence: nil, seed: 1, negativeFiles: [], lengths: [few]).warnings.isEmpty)
     }
 }

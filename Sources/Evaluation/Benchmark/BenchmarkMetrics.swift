@@ -107,7 +107,8 @@ public struct BenchmarkMetrics: Sendable, Equatable {
                 let calibration = negativeAnswers.filter { calibrating.contains($0.query) }
                 let heldOut = negativeAnswers.filter { !calibrating.contains($0.query) }
                 // A system without scores: its own answers only (every match scores 1, above 0).
-                let threshold = info.isScored ? Self.threshold(calibration.map { $0.top.first?.score ?? 0 }, target: r.spec.falsePositiveTarget) : 0
+                let threshold = info.isScored ? Calibration.threshold(calibration.map { $0.top.first?.score ?? 0 }, target: r.spec.falsePositiveTarget,
+                                                                      confidence: r.spec.confidence) : 0
                 let passes = { (a: BenchmarkAnswer) in (a.top.first?.score ?? 0) > threshold }
                 let byRecording = { (answers: [BenchmarkAnswer]) in Dictionary(grouping: answers) { queries[$0.query]!.file }.sorted { $0.key < $1.key }
                     .map { $0.value.map { $0.top.first?.score ?? 0 } } }
@@ -185,6 +186,10 @@ public struct BenchmarkMetrics: Sendable, Equatable {
             if !mine.isEmpty && heldOut < Calibration.fewestHeldOutRecordings {
                 warnings.append("\(name): the held-out half has \(heldOut) recordings (fewer than \(Calibration.fewestHeldOutRecordings)), too few to speak for other audio")
             }
+            let calibrating = mine.filter { $0.half == .calibration }.count
+            if let tooFew = Calibration.tooFewToBeSure(calibrating, length: length, target: r.spec.falsePositiveTarget, confidence: r.spec.confidence) {
+                warnings.append(tooFew)
+            }
             let seconds = Dictionary(uniqueKeysWithValues: zip(r.catalog.negatives, r.catalog.negativeSeconds))
             warnings += Calibration.recordingWarnings(length: length, windows: Dictionary(grouping: mine, by: \.file).map { ($0.key, seconds[$0.key] ?? .infinity, $0.value.count) })
         }
@@ -201,11 +206,6 @@ public struct BenchmarkMetrics: Sendable, Equatable {
             }
         }
         return warnings
-    }
-
-    /// The calibrated threshold (`Calibration.threshold`): at most ⌊target·n⌋ negatives score above it.
-    public static func threshold(_ negativeScores: [Double], target: Double) -> Double {
-        Calibration.threshold(negativeScores, target: target)
     }
 
     public func condition(_ algorithm: String, _ length: Double, _ condition: String) -> ConditionMetrics? {

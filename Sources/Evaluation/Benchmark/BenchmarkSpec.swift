@@ -41,6 +41,11 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
     public var offsetTolerance = 0.5
     /// The false-positive rate at which each algorithm's threshold is calibrated on the negatives.
     public var falsePositiveTarget = 0.01
+    /// How sure each calibrated threshold holds that target (`Calibration.allowedAbove`); nil (left out of the
+    /// file, so results written before it keep their seal): `Calibration.standardConfidence`, 0.9, with which
+    /// 500 calibration windows let at most 1 score above a 1 % threshold.
+    public var falsePositiveConfidence: Double?
+    public var confidence: Double { falsePositiveConfidence ?? Calibration.standardConfidence }
     /// Above this many hours of catalog, algorithms without an index (brute force) are skipped.
     public var bruteForceHourLimit = 1.0
     /// Outside systems' files to run beside the algorithms (as `--system`), relative to the working folder.
@@ -57,6 +62,7 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
         conditions = try c.decodeIfPresent([BenchmarkCondition].self, forKey: .conditions) ?? d.conditions
         offsetTolerance = try c.decodeIfPresent(Double.self, forKey: .offsetTolerance) ?? d.offsetTolerance
         falsePositiveTarget = try c.decodeIfPresent(Double.self, forKey: .falsePositiveTarget) ?? d.falsePositiveTarget
+        falsePositiveConfidence = try c.decodeIfPresent(Double.self, forKey: .falsePositiveConfidence)
         bruteForceHourLimit = try c.decodeIfPresent(Double.self, forKey: .bruteForceHourLimit) ?? d.bruteForceHourLimit
         systems = try c.decodeIfPresent([String].self, forKey: .systems)
     }
@@ -100,5 +106,6 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
         }
         if !(offsetTolerance > 0) { throw fail("offsetTolerance must be above 0") }
         if !(falsePositiveTarget > 0 && falsePositiveTarget < 1) { throw fail("falsePositiveTarget must be in (0, 1)") }
+        if !(confidence > 0 && confidence < 1) { throw fail("falsePositiveConfidence must be in (0, 1)") }
     }
 }

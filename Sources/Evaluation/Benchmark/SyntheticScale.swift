@@ -206,7 +206,7 @@ public struct SyntheticScale {
             queries.indices.filter { queries[$0].half == half }.map { searched.answers[$0]?.top?.comparison.score ?? 0 }
         }
         return Calibration.Length(length: length, calibrationScores: scores(.calibration), heldOutScores: scores(.heldOut),
-                                  target: benchmark.spec.falsePositiveTarget)
+                                  target: benchmark.spec.falsePositiveTarget, confidence: benchmark.spec.confidence)
     }
 
     private func measure(_ searched: Searched, queries: [BenchmarkQuery], algorithm: AnyAlgorithm, realThreshold: Double) -> Point {

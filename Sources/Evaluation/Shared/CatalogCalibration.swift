@@ -12,14 +12,18 @@ public struct CatalogCalibration {
     /// Negative queries per length (half calibrate, half are held out).
     public var perLength: Int
     public var falsePositiveTarget: Double
+    /// How sure each threshold holds the target (`Calibration.allowedAbove`).
+    public var confidence: Double
     public var seed: UInt64
     public var threads: Int
 
-    public init(negatives: [String], lengths: [Double], perLength: Int, falsePositiveTarget: Double, seed: UInt64, threads: Int) {
+    public init(negatives: [String], lengths: [Double], perLength: Int, falsePositiveTarget: Double, confidence: Double = Calibration.standardConfidence,
+                seed: UInt64, threads: Int) {
         self.negatives = negatives
         self.lengths = lengths
         self.perLength = perLength
         self.falsePositiveTarget = falsePositiveTarget
+        self.confidence = confidence
         self.seed = seed
         self.threads = threads
     }
@@ -64,14 +68,14 @@ public struct CatalogCalibration {
             let mine = all.indices.filter { all[$0].0 == length }
             let heldOut = mine.filter { all[$0].1.half == .heldOut }
             var calibrated = Calibration.Length(length: length, calibrationScores: mine.filter { all[$0].1.half == .calibration }.map { values[$0] },
-                                                heldOutScores: heldOut.map { values[$0] }, target: falsePositiveTarget)
+                                                heldOutScores: heldOut.map { values[$0] }, target: falsePositiveTarget, confidence: confidence)
             let byRecording = Dictionary(grouping: heldOut) { all[$0].1.recording }.sorted { $0.key < $1.key }.map { $0.value.map { values[$0] } }
             calibrated.heldOutUpper = ClusteredRate(scoresByRecording: byRecording, above: calibrated.threshold,
                                                     seed: derivedSeed(seed, "held-out", String(format: "%g", length))).high
             calibrated.windowsPerFile = negatives.indices.map { r in mine.filter { all[$0].1.recording == r }.count }
             results.append(calibrated)
         }
-        return Calibration(falsePositiveTarget: falsePositiveTarget, seed: seed, negativeFiles: negatives, lengths: results,
+        return Calibration(falsePositiveTarget: falsePositiveTarget, confidence: confidence, seed: seed, negativeFiles: negatives, lengths: results,
                            heldOutFiles: split.recordings(in: .heldOut).map { negatives[$0] }, negativeSeconds: durations)
     }
 }
