@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The small reference run that CI checks byte for byte (ReferenceRunTests): the thesis suite on the `ci`
+# dataset and the identification benchmark on `catalog-ci` (every built-in algorithm; a condition of each
+# degradation kind), keeping the files that hold every score. A change that moves a number fails the
+# test until this is run again and what moved committed, with the reason:
+#   scripts/ci-reference.sh Reports/ci-reference
+# FPBENCH names the binary (default .build/debug/fpbench, what the tests build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: scripts/ci-reference.sh OUT-FOLDER}
+fpbench=${FPBENCH:-.build/debug/fpbench}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The dataset has no impulse response: test 4 runs without its room (marked † in the tables).
+"$fpbench" run --dataset ci --allow-missing-stages --no-cache --quiet --out "$work/suite"
+"$fpbench" benchmark --dataset catalog-ci --queries 6 --negatives 24 --lengths 2 5 --no-cache --quiet \
+    --conditions clean white-0dB babble-5dB speed-1.05 tempo-0.9 pitch-up \
+    --algorithms constellation haitsma-kalker waveprint panako panako@dense quads --out "$work/benchmark"
+mkdir -p "$out/suite" "$out/benchmark"
+cp "$work/suite/summary.md" "$work/suite/results.csv" "$out/suite/"
+cp "$work/benchmark/metrics.csv" "$work/benchmark/answers.csv" "$out/benchmark/"
