@@ -81,6 +81,14 @@ func files(in folder: URL) -> [String: Data] {
         #expect(cached.keys.contains("checksums.json"))  // the dataset's files, checked once
         let warm = try run(dataset, algorithms: ["haitsma-kalker"], tests: ["test1-cropping"], cache: cache)
         #expect(warm == cold && files(in: cache) == cached)
+        // Proof that the warm run read them: with the four entries' (valid, sealed) contents rotated, the
+        // same run answers otherwise.
+        let entries = cached.keys.filter { $0.hasPrefix("haitsma-kalker/") }.sorted()
+        for (name, next) in zip(entries, entries.dropFirst() + entries.prefix(1)) {
+            try cached[next]!.write(to: cache.appendingPathComponent(name))
+        }
+        let rotated = try run(dataset, algorithms: ["haitsma-kalker"], tests: ["test1-cropping"], cache: cache)
+        #expect(rotated != cold, "the warm run did not read the cache")
     }
 
     /// On real audio: constellation identifies every source of test 1; the thesis AFA's test-1 figure
@@ -213,6 +221,21 @@ func files(in folder: URL) -> [String: Data] {
         let identity = ImpulseResponse(name: "dirac", kind: "test", response: Audio(samples: [1], sampleRate: 8000))
         let out = try identity.apply(tone, random: random)
         #expect(zip(out.samples, tone.samples).allSatisfy { abs($0 - $1) < 1e-5 })
+    }
+
+    /// Three taps (direct sound, an echo at 12.5 ms, a weaker inverted one at 37.5 ms) on seeded noise: the
+    /// samples of the direct sum, computed here by hand, scaled back to the input's RMS.
+    @Test func anImpulseResponseIsItsTapsSummedAndLevelled() throws {
+        let input = Audio(samples: SeededNoise(seed: 3).gaussian(count: 4000, sigma: 0.1), sampleRate: 8000)
+        var taps = [Float](repeating: 0, count: 301)
+        (taps[0], taps[100], taps[300]) = (1, 0.5, -0.25)
+        let out = try ImpulseResponse(name: "three taps", kind: "test", response: Audio(samples: taps, sampleRate: 8000)).apply(input, random: random)
+        let x = input.samples
+        let wet = x.indices.map { i in x[i] + (i >= 100 ? 0.5 * x[i - 100] : 0) - (i >= 300 ? 0.25 * x[i - 300] : 0) }
+        let scale = Float(rms(x) / rms(wet))
+        #expect(out.samples.count == x.count)
+        #expect(zip(out.samples, wet).allSatisfy { abs($0 - $1 * scale) < 1e-5 })
+        #expect(abs(rms(out.samples) - rms(x)) < 1e-6)
     }
 
     @Test func aChainIsReproducibleFromItsSeed() throws {
