@@ -61,6 +61,9 @@ import Testing
         #expect(points.count == 3)
         #expect(Set(points.map(\.identified)).count == 1 && Set(points.map(\.meanDiagonal)).count == 1)
         #expect(points[0].accuracy == 1)
+        // The control: the same sweep does apply its level (noise at full scale lowers the matching scores).
+        let (loud, _) = SweepRunner(base: base, axis: .noise(kind: .whiteUniform, unit: .dbfs)).evaluate([-300, 0])
+        #expect((loud[1].meanDiagonal ?? 1) < (loud[0].meanDiagonal ?? 0) - 0.05, "\(loud.map(\.meanDiagonal))")
     }
 
     @Test func theSVGFilesParseAsXMLWithOneSeriesPerAlgorithm() throws {
