@@ -47,6 +47,23 @@ final class IndexCatalogTests: XCTestCase {
         XCTAssertTrue(strict.output.contains("no match (best: \(tracks)/track12.ogg") && strict.output.contains("(--threshold)"), strict.output)
     }
 
+    /// `benchmark --index` with an index of other audio, or of an algorithm it does not run, is refused before
+    /// anything runs or is written, naming the index and the first track that differs.
+    func testABenchmarkRefusesAnIndexOfOtherAudio() throws {
+        let folder = temporaryFolder(), other = folder.appendingPathComponent("other.fpindex").path, constellation = folder.appendingPathComponent("c.fpindex").path
+        XCTAssertEqual(try runFPBench(["index", "build", "-a", "haitsma-kalker", "--catalog", "Datasets/ci/audio", "--quiet", "--out", other]).status, 0)
+        XCTAssertEqual(try runFPBench(["index", "build", "-a", "constellation", "--dataset", "catalog-ci", "--quiet", "--out", constellation]).status, 0)
+        for (index, reason) in [(other, "indexes other tracks than the dataset's catalog (4 against 7; its track 1 is Datasets/ci/audio/birds/finch-348.wav, the catalog's drascula/track10.ogg)"),
+                                (constellation, "indexes constellation, which this benchmark does not run (haitsma-kalker)")] {
+            let out = folder.appendingPathComponent(UUID().uuidString)
+            let run = try runFPBench(["benchmark", "--dataset", "catalog-ci", "--index", index, "--algorithms", "haitsma-kalker", "--queries", "2",
+                                      "--negatives", "2", "--lengths", "5", "--conditions", "clean", "--quiet", "--out", out.path])
+            XCTAssertNotEqual(run.status, 0)
+            XCTAssertTrue(run.errors.contains(index) && run.errors.contains(reason), run.errors)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("results.json").path))
+        }
+    }
+
     func testAddingTracksEqualsAFreshBuildOfAll() throws {
         let folder = temporaryFolder()
         let first = ["10", "11", "12", "13", "14"].map { "\(tracks)/track\($0).ogg" }, later = ["20", "21"].map { "\(tracks)/track\($0).ogg" }

@@ -83,7 +83,9 @@ extension Benchmark {
             let clock = ContinuousClock.now
             let catalog = try Catalog(algorithm: algorithms[a], indexFile: path)
             guard catalog.names == tracks else {
-                throw IndexFileError(path: path, reason: "indexes other tracks than the dataset's catalog (\(catalog.names.count) against \(tracks.count)); rebuild it with `fpbench index build`")
+                let first = zip(catalog.names, tracks).enumerated().first { $0.element.0 != $0.element.1 }
+                let which = first.map { "; its track \($0.offset + 1) is \($0.element.0), the catalog's \($0.element.1)" } ?? ""
+                throw IndexFileError(path: path, reason: "indexes other tracks than the dataset's catalog (\(catalog.names.count) against \(tracks.count)\(which)); rebuild it with `fpbench index build`")
             }
             for (track, checksum) in zip(tracks, catalog.checksums) where !checksum.isEmpty {
                 if let recorded = configuration.dataset.recordedSHA256(track), recorded != checksum {
