@@ -144,8 +144,18 @@ final class ReportPageTests: XCTestCase {
         XCTAssertEqual(b.status, 0, b.errors)
         XCTAssertTrue(a.errors.contains("indexing 7/7 (100 %)") && a.errors.contains("querying 8/8 (100 %)"), a.errors)
         XCTAssertFalse(b.errors.contains("indexing") || b.errors.contains("querying"), b.errors)
+        // Keeping every answer's audio, capped at 3 MB (two answers' three 5 s files at 44.1 kHz), changes no result either, and keeps to its cap.
+        let kept = temporaryFolder()
+        let c = try runFPBench(arguments + ["--quiet", "--keep-audio", "all", "--keep-audio-limit", "3", "--out", kept.path])
+        XCTAssertEqual(c.status, 0, c.errors)
+        let wavs = (FileManager.default.enumerator(at: kept, includingPropertiesForKeys: [.fileSizeKey])?.compactMap { $0 as? URL } ?? [])
+            .filter { $0.pathExtension == "wav" }
+        let bytes = try wavs.reduce(0) { $0 + (try $1.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0) }
+        XCTAssertFalse(wavs.isEmpty)
+        XCTAssertLessThanOrEqual(bytes, 3_000_000)
         for file in ["results.json", "answers.csv", "metrics.csv"] {
             XCTAssertEqual(try Data(contentsOf: plain.appendingPathComponent(file)), try Data(contentsOf: quiet.appendingPathComponent(file)), file)
+            XCTAssertEqual(try Data(contentsOf: plain.appendingPathComponent(file)), try Data(contentsOf: kept.appendingPathComponent(file)), file)
         }
     }
 
