@@ -1,7 +1,7 @@
 import AudioIO
 import DSP
 import Degradation
-import Fingerprinting
+@testable import Fingerprinting
 import Foundation
 import Testing
 
@@ -42,5 +42,86 @@ import Testing
             let timeFactor = try #require(found.timeFactor)
             #expect(abs(timeFactor / factor - 1) < 0.005 && abs(found.offset - 15) < 0.05 && panako.isMatch(found), "\(identifier) at \(factor): \(found)")
         }
+    }
+    /// Wang 2003, with audfprint's packing (Ellis 2009): a hash is an anchor peak's frequency bin (8 bits), the
+    /// bin difference to a later target peak (6 bits, biased) and their frame difference (6 bits), and a
+    /// match is the offset most hash pairs agree on. Four tone bursts at known times and frequencies give
+    /// exactly the pairs that fall within the target zone, at bin = f·N/rate and frames = Δt·rate/hop (±1
+    /// for where a burst meets the frame grid); the same audio cut 0.3 s later matches at 0.3 s.
+    @Test(arguments: [("constellation", 11_025.0), ("constellation@birdsong", 22_050.0)])
+    func constellationHashesAreTheBurstsPairs(identifier: String, rate: Double) throws {
+        let algorithm = try AlgorithmRegistry.algorithm(identifier)
+        let bursts: [(t: Double, f: Double)] = [(0.5, 800), (1.0, 1000), (1.5, 1300), (2.2, 900)]
+        let quiet = SeededNoise(seed: 2).gaussian(count: Int(3 * rate), sigma: 1e-5)
+        var samples = quiet
+        for burst in bursts {
+            let start = Int(burst.t * rate)
+            for i in 0..<512 { samples[start + i] += Float(0.5 * sin(.pi * Double(i) / 512) * sin(2 * .pi * burst.f * Double(i) / rate)) }
+        }
+        let audio = Audio(samples: samples, sampleRate: rate)
+        let reference = try #require(try algorithm.fingerprint(audio).base as? HashFingerprint)
+        let found = reference.hashes.map(PeakPairHash.unpack)
+        let bin = { (f: Double) in f * 512 / rate }, frames = { (t: Double) in t * rate / 256 }
+        // Pairs within the zone: at most 63 frames later and 31 bins apart (800 -> 900 is 1.7 s later: out).
+        let zone = bursts.indices.flatMap { a in bursts.indices.filter { $0 > a }.map { (a, $0) } }.filter { a, b in
+            frames(bursts[b].t - bursts[a].t) <= 63 && abs(bin(bursts[b].f) - bin(bursts[a].f)) <= 31
+        }
+        #expect(found.count == zone.count, "\(found)")
+        for (a, b) in zone {
+            let f1 = bin(bursts[a].f), df = bin(bursts[b].f) - f1, dt = frames(bursts[b].t - bursts[a].t)
+            #expect(found.contains { abs(Double($0.f1) - f1) <= 1 && abs(Double($0.df) - df) <= 1.5 && abs(Double($0.dt) - dt) <= 1.5 },
+                    "no hash for \(bursts[a].f) Hz -> \(bursts[b].f) Hz: (\(f1), \(df), \(dt)) in \(found)")
+        }
+        let later = Audio(samples: Array(samples.dropFirst(Int(0.3 * rate))), sampleRate: rate)
+        let match = algorithm.compare(query: try algorithm.fingerprint(later, role: .query), reference: try algorithm.fingerprint(audio))
+        #expect(abs(match.offset - 0.3) <= 256 / rate && match.rawFigure >= Double(zone.count - 1), "\(match)")
+    }
+
+    /// Sonnleitner & Widmer 2016: quad hashes are invariant to changes of speed, and the match recovers the
+    /// scale. A 10 s excerpt played 5 % slower or faster is found at its offset with that time factor.
+    @Test func quadsRecoverTheSpeedFactor() throws {
+        let quads = try AlgorithmRegistry.algorithm("quads")
+        let path = try catalogCIDataset().path(Self.track)
+        let reference = try quads.fingerprint(file: path)
+        let excerpt = try AudioReader.read(path, sampleRate: quads.sampleRate, window: TimeWindow(start: 15, duration: 10))
+        for factor in [0.95, 1.05] {
+            let played = try Speed(factor: factor).apply(excerpt, random: SeededNoise(seed: 5))
+            let found = quads.compare(query: try quads.fingerprint(played, role: .query), reference: reference)
+            let timeFactor = try #require(found.timeFactor)
+            #expect(abs(timeFactor / factor - 1) < 0.01 && abs(found.offset - 15) < 0.1 && quads.isMatch(found), "quads at \(factor): \(found)")
+        }
+    }
+    /// Pitch classes, as music theory has them (C = 0, A4 = 440 Hz): every frame of a C major triad
+    /// (C4, E4, G4) has C, E and G as its three strongest classes; an A4 alone has A.
+    @Test func chromaFindsTheTriadsPitchClasses() throws {
+        let chroma = try AlgorithmRegistry.algorithm("chroma-baseline")
+        func frames(_ frequencies: [Double]) throws -> [[Float]] {
+            let rate = chroma.sampleRate, n = Int(3 * rate)
+            let audio = Audio(samples: (0..<n).map { i in Float(frequencies.reduce(0) { $0 + 0.2 * sin(2 * .pi * $1 * Double(i) / rate) }) }, sampleRate: rate)
+            let print = try #require(try chroma.fingerprint(audio).base as? ChromaFingerprint)
+            return stride(from: 0, to: print.chroma.count, by: 12).map { Array(print.chroma[$0..<$0 + 12]) }
+        }
+        let strongest = { (frame: [Float], k: Int) in Set(frame.indices.sorted { frame[$0] > frame[$1] }.prefix(k)) }
+        let triad = try frames([261.63, 329.63, 392.00])
+        #expect(!triad.isEmpty && triad.allSatisfy { strongest($0, 3) == [0, 4, 7] })
+        #expect(try frames([440]).allSatisfy { strongest($0, 1) == [9] })
+    }
+
+    /// Baluja & Covell 2008: Waveprint's spectral images span 32 logarithmic bands from 318 Hz to 2 kHz, so a
+    /// loud tone at 150 Hz added to music leaves every sub-fingerprint as it was (88 of 88 match), and the
+    /// same tone at 1 kHz does not (64 of 88).
+    @Test func waveprintSeesOnly318HzTo2kHz() throws {
+        let waveprint = try AlgorithmRegistry.algorithm("waveprint")
+        let path = try catalogCIDataset().path(Self.track)
+        let music = try AudioReader.read(path, sampleRate: waveprint.sampleRate, window: TimeWindow(start: 15, duration: 10))
+        let reference = try waveprint.fingerprint(music)
+        func withTone(_ frequency: Double) throws -> Comparison {
+            let rate = waveprint.sampleRate
+            let toned = Audio(samples: music.samples.enumerated().map { $1 + Float(0.5 * sin(2 * .pi * frequency * Double($0) / rate)) }, sampleRate: rate)
+            return waveprint.compare(query: try waveprint.fingerprint(toned, role: .query), reference: reference)
+        }
+        let outside = try withTone(150), inside = try withTone(1000)
+        #expect(outside.score == 1 && abs(outside.offset) < 0.02, "\(outside)")
+        #expect(inside.score < 0.8, "\(inside)")
     }
 }
