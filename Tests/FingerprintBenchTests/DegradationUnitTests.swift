@@ -103,6 +103,28 @@ import Testing
         #expect { try Suite.load(path) } throws: { "\($0)".contains("a bitrate is for mp3") }
     }
 
+    /// Test 4's chain as docs/suite.md states it: a cabinet for the loudspeaker, its 150 Hz-12 kHz band, the
+    /// hall, pink noise at 20 dB SNR, a phone microphone's 100 Hz-7 kHz band, then up to 0.2 % of clock drift
+    /// and 0.1 s of delay, drawn anew for each query (over 200 draws, both ends of each range are reached).
+    @Test func thePlaybackChainIsItsDocumentedUnits() throws {
+        let one = Audio(samples: [1, 0.5], sampleRate: 44_100)
+        let planner = QueryPlanner(seed: 1, recordings: ["greathall": one, "cabinet-EVH-5150-III": one])
+        let random = SeededNoise(seed: 4)
+        var drifts: [Double] = [], delays: [Double] = []
+        for _ in 0..<200 {
+            let records = try planner.playbackStages(.phone, random: random).map(\.record)
+            #expect(records.map(\.name) == ["impulse", "band-pass", "impulse", "noise", "band-pass", "clock-drift", "delay"])
+            #expect(records[0].parameters["name"] == "cabinet-EVH-5150-III" && records[2].parameters["name"] == "greathall")
+            #expect(records[1].parameters["low_hz"] == "150" && records[1].parameters["high_hz"] == "12000")
+            #expect(records[3].parameters["kind"] == "pink" && records[3].parameters["level"] == "20 dB SNR")
+            #expect(records[4].parameters["low_hz"] == "100" && records[4].parameters["high_hz"] == "7000")
+            drifts.append(Double(records[5].parameters["factor"]!)! - 1)
+            delays.append(Double(records[6].parameters["seconds"]!)!)
+        }
+        #expect(drifts.allSatisfy { abs($0) <= 0.002 } && drifts.min()! < -0.0018 && drifts.max()! > 0.0018)
+        #expect(delays.allSatisfy { (0...0.1).contains($0) } && delays.max()! > 0.09)
+    }
+
     /// A preset is its documented chain, recorded unit by unit; a suite round-trips every new unit.
     @Test func presetsExpandToTheirChains() throws {
         let planner = QueryPlanner(seed: 1, recordings: ["greathall": Audio(samples: [1, 0.5], sampleRate: 44_100)])
