@@ -1,0 +1,72 @@
+import Degradation
+import Foundation
+import Testing
+
+/// Our shoebox room (`ShoeboxRoom`) against pyroomacoustics on the same rooms (scripts/room_reference.py,
+/// in the environment scripts/install-pyroomacoustics.sh makes): the same absorption and order from the
+/// reverberation time, the direct path and the first reflection on the same samples, the reverberation
+/// time of our response within 10 % of theirs, and our Schroeder integration measuring as theirs does.
+@Suite struct RoomModelTests {
+    struct Room {
+        var size: SIMD3<Double>, rt60: Double, source: SIMD3<Double>, microphone: SIMD3<Double>
+    }
+
+    /// A small room, a living room, a lecture room; 16 kHz keeps the responses short.
+    static let rooms = [
+        Room(size: [3, 2.5, 2.4], rt60: 0.25, source: [1, 0.8, 1.2], microphone: [2.2, 1.9, 1.5]),
+        Room(size: [5, 4, 2.6], rt60: 0.5, source: [1.2, 1.5, 1.1], microphone: [3.4, 2.2, 1.4]),
+        Room(size: [9, 7, 3.5], rt60: 0.9, source: [2, 3, 1.6], microphone: [6.5, 4.1, 1.2]),
+    ]
+    static let rate = 16_000.0
+
+    /// What pyroomacoustics says of `room`, with our response `ours` measured by it too.
+    static func reference(_ room: Room, ours: [Float]) throws -> [String: Double] {
+        let python = repositoryRoot.appendingPathComponent(".build/pyroomacoustics/bin/python")
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            throw unavailable("pyroomacoustics is not installed (scripts/install-pyroomacoustics.sh; scripts/test.sh runs it)")
+        }
+        let raw = temporaryFolder().appendingPathComponent("ours.f32")
+        try ours.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: raw)
+        let array = { (v: SIMD3<Double>) in [v.x, v.y, v.z] }
+        let input = try JSONSerialization.data(withJSONObject: ["size": array(room.size), "rt60": room.rt60, "source": array(room.source),
+                                                                "microphone": array(room.microphone), "sampleRate": rate, "ours": raw.path])
+        let process = Process(), stdin = Pipe(), stdout = Pipe()
+        process.executableURL = python
+        process.arguments = [repositoryRoot.appendingPathComponent("scripts/room_reference.py").path]
+        (process.standardInput, process.standardOutput) = (stdin, stdout)
+        try process.run()
+        stdin.fileHandleForWriting.write(input)
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "scripts/room_reference.py failed")
+        return try #require(try JSONSerialization.jsonObject(with: output) as? [String: Double])
+    }
+
+    static func withinTenPercent(_ a: Double, of b: Double) -> Bool { abs(a / b - 1) <= 0.1 }
+
+    @Test(arguments: rooms.indices) func ourRoomSoundsAsPyroomacousticsDoes(index: Int) throws {
+        let room = Self.rooms[index]
+        let model = try #require(ShoeboxRoom(size: room.size, rt60: room.rt60))
+        let ours = model.impulseResponse(source: room.source, microphone: room.microphone, sampleRate: Self.rate)
+        let theirs = try Self.reference(room, ours: ours)
+        print(String(format: "room %@ m, RT60 %.2f s: ours measures %.3f s, pyroomacoustics' own %.3f s; direct at sample %.0f, first reflection %.0f",
+                     "\(room.size.x)×\(room.size.y)×\(room.size.z)", room.rt60, theirs["rt60Ours"]!, theirs["rt60Reference"]!, theirs["directSample"]!, theirs["firstReflectionSample"]!))
+        #expect(abs(model.absorption - theirs["absorption"]!) < 1e-9 && Double(model.maximumOrder) == theirs["maximumOrder"])
+        let arrivals = model.arrivals(source: room.source, microphone: room.microphone, sampleRate: Self.rate)
+        let first = try #require(arrivals.first { $0.sample > arrivals[0].sample })
+        #expect(Double(arrivals[0].sample) == theirs["directSample"] && theirs["directPeakInItsResponse"] == theirs["directSample"])
+        #expect(Double(first.sample) == theirs["firstReflectionSample"])
+        #expect(Self.withinTenPercent(theirs["rt60Ours"]!, of: theirs["rt60Reference"]!), "ours \(theirs["rt60Ours"]!) s, theirs \(theirs["rt60Reference"]!) s")
+        #expect(abs(ShoeboxRoom.reverberationTime(ours, sampleRate: Self.rate) / theirs["rt60Ours"]! - 1) < 0.02)
+    }
+
+    /// The check can fail: walls absorbing twice what Sabine asks give a reverberation time far outside 10 %.
+    @Test func aWrongAbsorptionIsCaught() throws {
+        let room = Self.rooms[1]
+        let right = try #require(ShoeboxRoom(size: room.size, rt60: room.rt60))
+        let wrong = ShoeboxRoom(size: room.size, absorption: 2 * right.absorption, maximumOrder: right.maximumOrder)
+        let theirs = try Self.reference(room, ours: wrong.impulseResponse(source: room.source, microphone: room.microphone, sampleRate: Self.rate))
+        #expect(!Self.withinTenPercent(theirs["rt60Ours"]!, of: theirs["rt60Reference"]!), "ours \(theirs["rt60Ours"]!) s, theirs \(theirs["rt60Reference"]!) s")
+    }
+}
