@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing (ffmpeg makes the decoding tests' files of every format; fpcalc is the external command tested), fetches the small real-audio test datasets, checks that the
+# The test command: installs what is missing (ffmpeg makes the decoding tests' files of every format; fpcalc is the external command tested;
+# pyroomacoustics, from PyPI, checks the room model), fetches the small real-audio test datasets, checks that the
 # default dataset's renders depend on nothing outside their manifest (scripts/test_renders.py), builds once,
 # runs every outside system that installs here on catalog-ci (scripts/test_systems.py) and runs the whole
 # test suite once. Ends with the test runner's closing lines.
@@ -8,6 +9,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh fluidsynth timidity chromium ffmpeg libchromaprint-tools
 scripts/fetch-dataset.sh ci
 scripts/fetch-dataset.sh catalog-ci
+scripts/install-pyroomacoustics.sh  # the reference the room model is tested against (RoomModelTests)
 python3 scripts/test_manifests.py
 python3 scripts/test_renders.py
 swift build --build-tests

@@ -12,18 +12,21 @@ extension SweepCommand {
             discussion: """
             Units and parameters as in suite files: speed factor, tempo factor, pitch semitones, codec kbps \
             (MP3) or compression (--format), gain dB, clipping dBFS or share, compressor threshold or ratio, \
-            lowpass hz, highpass hz, bitcrush bits. Speed, tempo, pitch and gain hurt in both directions: breaking points \
+            lowpass hz, highpass hz, bitcrush bits, room rt60 or distance (a simulated shoebox room: its measured \
+            reverberation time in seconds, or the metres between loudspeaker and microphone; a 5 × 4 × 2.6 m living \
+            room unless a suite file says otherwise). Speed, tempo, pitch and gain hurt in both directions: breaking points \
             are found on each side of the neutral level (1, 1, 0 and 0). Negative levels just work (--from -2).
 
             Examples:
               fpbench sweep stage --unit speed --parameter factor --from 0.9 --to 1.1 --step 0.02
               fpbench sweep stage --unit codec --parameter kbps --from 32 --to 320 --step 32 --benchmark --length 10
+              fpbench sweep stage --unit room --parameter rt60 --from 0.1 --to 2.5 --step 0.3 --benchmark --length 10
             """)
 
         @OptionGroup var common: Common
         @OptionGroup var target: Target
-        @Option(help: "The stage: speed, tempo, pitch, codec, gain, clipping, compressor, lowpass, highpass, bitcrush.") var unit: String
-        @Option(help: "The parameter swept: factor, semitones, kbps, compression, dB, dBFS, share, threshold, ratio, hz.") var parameter: String
+        @Option(help: "The stage: speed, tempo, pitch, codec, gain, clipping, compressor, lowpass, highpass, bitcrush, room.") var unit: String
+        @Option(help: "The parameter swept: factor, semitones, kbps, compression, dB, dBFS, share, threshold, ratio, hz, bits, rt60, distance.") var parameter: String
         @Option(help: "For codec: mp3, ogg or opus.") var format = "mp3"
         @Option(parsing: .unconditional, help: "First level.") var from: Double
         @Option(parsing: .unconditional, help: "Last level.") var to: Double

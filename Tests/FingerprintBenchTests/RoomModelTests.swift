@@ -1,3 +1,4 @@
+import DSP
 import Degradation
 import Foundation
 import Testing
@@ -68,5 +69,31 @@ import Testing
         let wrong = ShoeboxRoom(size: room.size, absorption: 2 * right.absorption, maximumOrder: right.maximumOrder)
         let theirs = try Self.reference(room, ours: wrong.impulseResponse(source: room.source, microphone: room.microphone, sampleRate: Self.rate))
         #expect(!Self.withinTenPercent(theirs["rt60Ours"]!, of: theirs["rt60Reference"]!), "ours \(theirs["rt60Ours"]!) s, theirs \(theirs["rt60Reference"]!) s")
+    }
+}
+
+/// The room as a stage: defaults, the measured reverberation it was asked for, places drawn inside, and a
+/// room that cannot be built named with the reason.
+@Suite struct RoomStageTests {
+    @Test func aLivingRoomReverberatesAsAskedWithItsPlacesInside() throws {
+        let stage = try JSONDecoder().decode(StageSpec.self, from: Data(#"{"room": {"rt60": 0.3}}"#.utf8))
+        let room = try #require(stage.unit as? RoomStage)
+        #expect(room.size == [5, 4, 2.6] && room.distance == 1.5 && room.seed == 1)
+        let simulated = try SimulatedRoom(room)
+        #expect(abs(simulated.measuredRT60 / 0.3 - 1) < 0.02, "\(simulated.measuredRT60)")
+        let apart = simulated.microphone - simulated.source
+        #expect(abs((apart * apart).sum().squareRoot() - 1.5) < 1e-9)
+        for p in [simulated.source, simulated.microphone] { #expect((0..<3).allSatisfy { p[$0] >= 0.5 && p[$0] <= room.size[$0] - 0.5 }) }
+        #expect(simulated.record.parameters["rt60_measured_s"] == String(format: "%.3f", simulated.measuredRT60))
+        // Played in it: as long and as loud as before, and not the same.
+        let tone = sine(frequency: 440, duration: 2, sampleRate: 16_000)
+        let played = try simulated.apply(tone, random: SeededNoise(seed: 1))
+        #expect(played.samples.count == tone.samples.count && abs(rms(played.samples) - rms(tone.samples)) < 1e-4)
+        #expect(correlation(played.samples, tone.samples) < 0.99)
+    }
+
+    @Test func aRoomThatCannotBeBuiltIsNamed() throws {
+        #expect { try SimulatedRoom(RoomStage(rt60: 0.05, size: [20, 15, 8])) } throws: { "\($0)".contains("cannot reverberate for 0.05 s") }
+        #expect { try SimulatedRoom(RoomStage(rt60: 0.3, distance: 9, size: [3, 3, 3])) } throws: { "\($0)".contains("no two places 9 m apart") }
     }
 }

@@ -1,0 +1,121 @@
+import AudioIO
+import DSP
+import Foundation
+
+/// `{"room": {"rt60": 0.5, "distance": 1.5, "width": 5, "depth": 4, "height": 2.6, "seed": 1}}`: played in a
+/// simulated shoebox room (`ShoeboxRoom`) whose impulse response reverberates for `rt60` seconds as measured
+/// (Schroeder's T30 of the response itself), source and microphone `distance` metres apart at places drawn
+/// from `seed`, at least half a metre from every wall. Only `rt60` is required: by default a 5 × 4 × 2.6 m
+/// living room, 1.5 m apart (a phone held up across a table), seed 1. Longer and farther is harder.
+public struct RoomStage: StageUnit, Hashable {
+    public static let name = "room"
+    public var rt60: Double
+    public var distance: Double
+    public var size: SIMD3<Double>
+    public var seed: Double
+
+    public init(rt60: Double, distance: Double = 1.5, size: SIMD3<Double> = [5, 4, 2.6], seed: Double = 1) {
+        self.rt60 = rt60
+        self.distance = distance
+        self.size = size
+        self.seed = seed
+    }
+
+    public init(from decoder: Decoder) throws {
+        let f = try decoder.stageFields()
+        self.init(rt60: try f.number("rt60", in: 0.05...5), distance: try f.number("distance", in: 0.1...50, or: 1.5),
+                  size: [try f.number("width", in: 1.5...100, or: 5), try f.number("depth", in: 1.5...100, or: 4), try f.number("height", in: 1.5...30, or: 2.6)],
+                  seed: try f.number("seed", in: 0...1e9, or: 1))
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        try encoder.stageFields([("rt60", rt60), ("distance", distance), ("width", size.x), ("depth", size.y), ("height", size.z), ("seed", seed)])
+    }
+
+    public func stages(_ context: StageContext) throws -> [any Degradation] { [try SimulatedRoom(self)] }
+}
+
+/// A `RoomStage`'s room, solved once: the walls' absorption whose response measures the asked reverberation
+/// time, found by scaling Sabine's reverberation time (which image sources in a shoebox outlast: pyroomacoustics
+/// measures 0.70 s in a room Sabine gives 0.5) until the measured T30 is within 2 % of it.
+public struct SimulatedRoom: Degradation {
+    public let stage: RoomStage
+    public let room: ShoeboxRoom
+    public let source: SIMD3<Double>
+    public let microphone: SIMD3<Double>
+    /// The T30 of the solved response, in seconds.
+    public let measuredRT60: Double
+    /// The rate the room is solved at (its T30 hardly depends on it).
+    static let solvingRate = 16_000.0
+
+    public init(_ stage: RoomStage) throws {
+        if let solved = Self.solved.withLock({ $0[stage] }) { self = solved; return }
+        self.stage = stage
+        (source, microphone) = try Self.places(stage)
+        var sabine = stage.rt60 / 1.4, best: (room: ShoeboxRoom, measured: Double)?
+        for _ in 0..<8 {
+            guard let room = ShoeboxRoom(size: stage.size, rt60: sabine) else { break }
+            let measured = ShoeboxRoom.reverberationTime(room.impulseResponse(source: source, microphone: microphone, sampleRate: Self.solvingRate),
+                                                         sampleRate: Self.solvingRate)
+            if best == nil || abs(measured - stage.rt60) < abs(best!.measured - stage.rt60) { best = (room, measured) }
+            if abs(measured / stage.rt60 - 1) < 0.02 { break }
+            sabine *= stage.rt60 / max(measured, 1e-3)
+        }
+        guard let best, abs(best.measured / stage.rt60 - 1) < 0.1 else {
+            throw RoomError(description: String(format: "room: a %g × %g × %g m room cannot reverberate for %g s (walls absorb at most everything); make it smaller or the time longer",
+                                                stage.size.x, stage.size.y, stage.size.z, stage.rt60))
+        }
+        (room, measuredRT60) = (best.room, best.measured)
+        let solved = self
+        Self.solved.withLock { $0[stage] = solved }
+    }
+
+    /// Source and microphone `distance` apart, each at least 0.5 m from every wall, drawn from the seed.
+    static func places(_ stage: RoomStage) throws -> (SIMD3<Double>, SIMD3<Double>) {
+        let random = SeededNoise(seed: UInt64(stage.seed)), margin = 0.5
+        let inside = { (p: SIMD3<Double>) in (0..<3).allSatisfy { p[$0] >= margin && p[$0] <= stage.size[$0] - margin } }
+        for _ in 0..<10_000 {
+            let source = SIMD3((0..<3).map { margin + random.unit() * (stage.size[$0] - 2 * margin) })
+            let z = 2 * random.unit() - 1, phi = 2 * .pi * random.unit(), r = (1 - z * z).squareRoot()
+            let microphone = source + stage.distance * SIMD3(r * cos(phi), r * sin(phi), z)
+            if inside(microphone) { return (source, microphone) }
+        }
+        throw RoomError(description: String(format: "room: a %g × %g × %g m room has no two places %g m apart and 0.5 m from every wall",
+                                            stage.size.x, stage.size.y, stage.size.z, stage.distance))
+    }
+
+    /// Rooms solved, and their responses at each rate, once per process.
+    private static let solved = Locked<[RoomStage: SimulatedRoom]>([:])
+    private struct ResponseKey: Hashable { var stage: RoomStage, rate: Double }
+    private static let responses = Locked<[ResponseKey: [Float]]>([:])
+
+    public var record: DegradationRecord {
+        DegradationRecord("room", ["rt60_s": format(stage.rt60), "rt60_measured_s": String(format: "%.3f", measuredRT60),
+                                   "size_m": "\(format(stage.size.x))×\(format(stage.size.y))×\(format(stage.size.z))",
+                                   "distance_m": format(stage.distance), "seed": format(stage.seed), "absorption": String(format: "%.4f", room.absorption),
+                                   "order": "\(room.maximumOrder)", "level": "matched to input RMS"])
+    }
+
+    public func apply(_ audio: Audio, random: SeededNoise) throws -> Audio {
+        let key = ResponseKey(stage: stage, rate: audio.sampleRate)
+        let response = Self.responses.withLock { $0[key] } ?? {
+            let made = room.impulseResponse(source: source, microphone: microphone, sampleRate: audio.sampleRate)
+            Self.responses.withLock { $0[key] = made }
+            return made
+        }()
+        return try ImpulseResponse(name: "room", kind: "simulated", response: Audio(samples: response, sampleRate: audio.sampleRate)).apply(audio, random: random)
+    }
+}
+
+/// A room that cannot be built as asked.
+public struct RoomError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// A value behind a lock.
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.lock(); defer { lock.unlock() }; return body(&value) }
+}
