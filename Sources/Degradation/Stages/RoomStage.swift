@@ -5,8 +5,8 @@ import Foundation
 /// `{"room": {"rt60": 0.5, "distance": 1.5, "width": 5, "depth": 4, "height": 2.6, "seed": 1}}`: played in a
 /// simulated shoebox room (`ShoeboxRoom`) whose impulse response reverberates for `rt60` seconds as measured
 /// (Schroeder's T30 of the response itself), source and microphone `distance` metres apart at places drawn
-/// from `seed`, at least half a metre from every wall. Only `rt60` is required: by default a 5 × 4 × 2.6 m
-/// living room, 1.5 m apart (a phone held up across a table), seed 1. Longer and farther is harder.
+/// from `seed`, at least half a metre from every wall. Every field has a default: a 5 × 4 × 2.6 m living room
+/// reverberating for 0.5 s, 1.5 m apart (a phone held up across a table), seed 1. Longer and farther is harder.
 public struct RoomStage: StageUnit, Hashable {
     public static let name = "room"
     public var rt60: Double
@@ -14,7 +14,7 @@ public struct RoomStage: StageUnit, Hashable {
     public var size: SIMD3<Double>
     public var seed: Double
 
-    public init(rt60: Double, distance: Double = 1.5, size: SIMD3<Double> = [5, 4, 2.6], seed: Double = 1) {
+    public init(rt60: Double = 0.5, distance: Double = 1.5, size: SIMD3<Double> = [5, 4, 2.6], seed: Double = 1) {
         self.rt60 = rt60
         self.distance = distance
         self.size = size
@@ -23,7 +23,7 @@ public struct RoomStage: StageUnit, Hashable {
 
     public init(from decoder: Decoder) throws {
         let f = try decoder.stageFields()
-        self.init(rt60: try f.number("rt60", in: 0.05...5), distance: try f.number("distance", in: 0.1...50, or: 1.5),
+        self.init(rt60: try f.number("rt60", in: 0.05...5, or: 0.5), distance: try f.number("distance", in: 0.1...50, or: 1.5),
                   size: [try f.number("width", in: 1.5...100, or: 5), try f.number("depth", in: 1.5...100, or: 4), try f.number("height", in: 1.5...30, or: 2.6)],
                   seed: try f.number("seed", in: 0...1e9, or: 1))
     }

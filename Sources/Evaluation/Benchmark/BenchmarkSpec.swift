@@ -67,7 +67,8 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
         systems = try c.decodeIfPresent([String].self, forKey: .systems)
     }
 
-    /// Clean; white noise at 10, 5 and 0 dB SNR; speech babble at 5 dB; the simulated playback chain of test 4;
+    /// Clean; white noise at 10, 5 and 0 dB SNR; speech babble at 5 dB; the simulated playback chain of test 4
+    /// (a guitar cabinet in a great hall: the extreme); three simulated rooms, from a living room to a hall;
     /// the field's hard cases: speed ±5 % (a radio station's, a turntable's), tempo ±10 % with the pitch
     /// kept (a time-stretched edit), ±1 semitone with the tempo kept (a transposed stream).
     public static let standardConditions = [
@@ -77,6 +78,12 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
         BenchmarkCondition(id: "white-0dB", title: "white noise, 0 dB SNR", noise: NoiseSpec(kind: .whiteGaussian, level: .snr(dB: 0))),
         BenchmarkCondition(id: "babble-5dB", title: "speech babble, 5 dB SNR", noise: NoiseSpec(kind: .recording("babble"), level: .snr(dB: 5))),
         BenchmarkCondition(id: "playback", title: "simulated loudspeaker, room, microphone (test 4)", playback: .phone),
+        room("room-0.3s", "a living room (5 × 4 × 2.6 m, RT60 0.3 s), 1.5 m from a small speaker, pink hum at 30 dB SNR",
+             RoomStage(rt60: 0.3), NoiseSpec(kind: .pink, level: .snr(dB: 30))),
+        room("room-0.8s", "a busy bar (10 × 8 × 3.5 m, RT60 0.8 s), 2.5 m from a small speaker, babble at 10 dB SNR",
+             RoomStage(rt60: 0.8, distance: 2.5, size: [10, 8, 3.5]), NoiseSpec(kind: .recording("babble"), level: .snr(dB: 10))),
+        room("room-1.5s", "a hall (20 × 15 × 8 m, RT60 1.5 s), 4 m from a small speaker, pink noise at 20 dB SNR",
+             RoomStage(rt60: 1.5, distance: 4, size: [20, 15, 8]), NoiseSpec(kind: .pink, level: .snr(dB: 20))),
         BenchmarkCondition(id: "speed-0.95", title: "5 % slower, pitch with it", stages: [StageSpec(SpeedStage(0.95))]),
         BenchmarkCondition(id: "speed-1.05", title: "5 % faster, pitch with it", stages: [StageSpec(SpeedStage(1.05))]),
         BenchmarkCondition(id: "tempo-0.9", title: "10 % slower, pitch kept", stages: [StageSpec(TempoStage(0.9))]),
@@ -84,6 +91,13 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
         BenchmarkCondition(id: "pitch-down", title: "a semitone down, tempo kept", stages: [StageSpec(PitchStage(-1))]),
         BenchmarkCondition(id: "pitch-up", title: "a semitone up, tempo kept", stages: [StageSpec(PitchStage(1))]),
     ]
+
+    /// A recording played in a room: a small full-range speaker (150 Hz-12 kHz, gently compressed: a phone's or
+    /// a laptop's; our choice), the room, its noise, and a phone's microphone band (about 100 Hz-7 kHz, as test 4).
+    static func room(_ id: String, _ title: String, _ room: RoomStage, _ noise: NoiseSpec) -> BenchmarkCondition {
+        let speaker: [StageSpec] = [.highpass(hz: 150), .lowpass(hz: 12_000), .compressor(threshold: -20, ratio: 2, attack: 0.005, release: 0.1)]
+        return BenchmarkCondition(id: id, title: title, stages: speaker + [StageSpec(room), .noise(noise), .highpass(hz: 100), .lowpass(hz: 7000)])
+    }
 
     /// Reads a spec file, naming the field that is wrong.
     public static func load(_ path: String) throws -> BenchmarkSpec {

@@ -52,23 +52,8 @@ public struct QueryPlanner: Sendable {
     /// The degradation units a stage spec stands for (a preset: several).
     public func stages(_ spec: StageSpec) throws -> [any Degradation] { try spec.stages(context) }
 
-    /// Loudspeaker, room, background noise, microphone, then clock drift and delay. An impulse
-    /// response that is not loaded leaves its stage out (only with --allow-missing-stages; listed as skipped).
-    public func playbackStages(_ p: PlaybackSpec, random: SeededNoise) throws -> [any Degradation] {
-        var stages: [any Degradation] = []
-        if let id = p.loudspeaker, let response = recordings[id] {
-            stages.append(ImpulseResponse(name: id, kind: "loudspeaker (a guitar cabinet standing in)", response: response))
-        }
-        stages.append(BandPass(low: p.loudspeakerBand.low, high: p.loudspeakerBand.high, label: "loudspeaker"))
-        if let id = p.room, let response = recordings[id] {
-            stages.append(ImpulseResponse(name: id, kind: "room", response: response))
-        }
-        stages.append(try addNoise(p.background))
-        stages.append(BandPass(low: p.microphoneBand.low, high: p.microphoneBand.high, label: "phone microphone"))
-        stages.append(ClockDrift(factor: 1 + p.maximumDrift * (2 * random.unit() - 1)))
-        stages.append(Delay(seconds: p.maximumDelay * random.unit()))
-        return stages
-    }
+    /// Test 4's chain (`PlaybackSpec.stages`), drift and delay drawn from `random`.
+    public func playbackStages(_ p: PlaybackSpec, random: SeededNoise) throws -> [any Degradation] { try p.stages(context, random: random) }
 
     /// A benchmark condition's stages (the query is already cut): noise, or the playback chain.
     func stages(for condition: BenchmarkCondition, seed: UInt64) throws -> [any Degradation] {
