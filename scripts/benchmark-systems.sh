@@ -25,6 +25,12 @@ for s in $systems; do
 done
 .build/release/fpbench benchmark --dataset catalog "${chosen[@]}" \
     --algorithms constellation haitsma-kalker waveprint panako panako@dense quads --out "$out" "$@"
+# The rooms (the reference's simulated rooms, beside the clean queries and test 4's hall), with every system
+# installed here but Panako's release (ROOM_SYSTEMS to choose), beside constellation.
+rooms=()
+for s in ${ROOM_SYSTEMS:-olaf audfprint qfp}; do [[ " ${chosen[*]} " == *" Systems/$s/$s.json "* ]] && rooms+=(--system "Systems/$s/$s.json"); done
+.build/release/fpbench benchmark --dataset catalog "${rooms[@]}" --algorithms constellation \
+    --conditions clean playback room-0.3s room-0.8s room-1.5s --out "$out/rooms" "$@"
 # Runs on the same seed's queries, each beside constellation (whose rows equal the main run's): Chromaprint
 # with our word index; Panako's release with its match filters off (a diagnostic variant, 10 s); Dejavu (10 s).
 .build/release/fpbench benchmark --dataset catalog --external Algorithms/chromaprint-fpcalc-indexed.json \

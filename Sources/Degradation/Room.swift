@@ -38,36 +38,44 @@ public struct ShoeboxRoom: Sendable, Equatable {
 
     /// Every image's arrival at the microphone: the sample it lands on and its amplitude, earliest first.
     public func arrivals(source: SIMD3<Double>, microphone: SIMD3<Double>, sampleRate: Double) -> [(sample: Int, amplitude: Double)] {
-        let reflection = (1 - absorption).squareRoot(), n = maximumOrder
         var found: [(sample: Int, amplitude: Double)] = []
-        // Along one axis, image n (parity p) sits at (1 − 2p)·s + 2nL after |n − p| + |n| reflections.
-        func images(_ s: Double, _ length: Double, budget: Int) -> [(position: Double, order: Int)] {
-            var found: [(position: Double, order: Int)] = []
-            for k in -budget...budget {
-                for p in 0...1 where abs(k - p) + abs(k) <= budget {
-                    found.append((Double(1 - 2 * p) * s + 2 * Double(k) * length, abs(k - p) + abs(k)))
-                }
-            }
-            return found
-        }
-        for x in images(source.x, size.x, budget: n) {
-            for y in images(source.y, size.y, budget: n - x.order) {
-                for z in images(source.z, size.z, budget: n - x.order - y.order) {
-                    let d = SIMD3(x.position, y.position, z.position) - microphone, distance = (d * d).sum().squareRoot()
-                    let amplitude = pow(reflection, Double(x.order + y.order + z.order)) / (4 * .pi * max(distance, 1e-3))
-                    found.append((Int((distance / Self.speedOfSound * sampleRate).rounded()), amplitude))
-                }
-            }
-        }
+        forEachArrival(source: source, microphone: microphone, sampleRate: sampleRate) { found.append(($0, $1)) }
         return found.sorted { ($0.sample, -$0.amplitude) < ($1.sample, -$1.amplitude) }
     }
 
-    /// The impulse response from `source` to `microphone`: every arrival summed at its sample.
+    /// The impulse response from `source` to `microphone`: every arrival summed at its sample, earliest and
+    /// loudest first (so the sum does not depend on the order images are visited in).
     public func impulseResponse(source: SIMD3<Double>, microphone: SIMD3<Double>, sampleRate: Double) -> [Float] {
         let all = arrivals(source: source, microphone: microphone, sampleRate: sampleRate)
         var response = [Double](repeating: 0, count: (all.last?.sample ?? 0) + 1)
         for arrival in all { response[arrival.sample] += arrival.amplitude }
         return response.map { Float($0) }
+    }
+
+    /// Each image's sample and amplitude, in no order.
+    private func forEachArrival(source: SIMD3<Double>, microphone: SIMD3<Double>, sampleRate: Double, _ body: (Int, Double) -> Void) {
+        let n = maximumOrder, reflection = (1 - absorption).squareRoot()
+        let loss = (0...max(n, 0)).map { pow(reflection, Double($0)) }
+        // Along one axis, image k (parity p) sits at (1 − 2p)·s + 2kL after |k − p| + |k| reflections: two
+        // images of each order, visited lowest order first so the loops below stop at the budget.
+        func images(_ s: Double, _ length: Double) -> [(position: Double, order: Int)] {
+            var found: [(position: Double, order: Int)] = []
+            for k in -n...n {
+                for p in 0...1 where abs(k - p) + abs(k) <= n { found.append((Double(1 - 2 * p) * s + 2 * Double(k) * length, abs(k - p) + abs(k))) }
+            }
+            return found.sorted { $0.order < $1.order }
+        }
+        let xs = images(source.x, size.x), ys = images(source.y, size.y), zs = images(source.z, size.z)
+        for x in xs {
+            for y in ys {
+                if x.order + y.order > n { break }
+                for z in zs {
+                    if x.order + y.order + z.order > n { break }
+                    let d = SIMD3(x.position, y.position, z.position) - microphone, distance = (d * d).sum().squareRoot()
+                    body(Int((distance / Self.speedOfSound * sampleRate).rounded()), loss[x.order + y.order + z.order] / (4 * .pi * max(distance, 1e-3)))
+                }
+            }
+        }
     }
 
     /// The reverberation time of an impulse response by Schroeder's backward integration (1965): the time
