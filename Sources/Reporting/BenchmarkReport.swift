@@ -27,7 +27,11 @@ public enum BenchmarkReport {
                 try put(scoreFigure(r, metrics: metrics, length: length), String(format: "scores-%gs.svg", length))
             }
             if let costs, !costs.scaling.isEmpty { try put(scalingFigure(costs), "scaling.svg") }
-            let text = summary(r, metrics: metrics, costs: costs)
+            var text = summary(r, metrics: metrics, costs: costs)
+            if let costs, let operating = OperatingPoints(r, metrics: metrics, costs: costs) {
+                for file in OperatingReport.files(operating) { try put(file.text, file.name) }
+                text += "\n" + OperatingReport.summary(operating)
+            }
             try put(text, "summary.md")
             try BenchmarkPage.write(r, metrics: metrics, summary: text, to: folder)
         }

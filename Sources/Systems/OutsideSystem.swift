@@ -9,13 +9,38 @@ public struct OutsideSystem: Sendable {
     public let description: SystemDescription
     /// The folder of the system file (`{systemFolder}`).
     public let folder: String
+    /// Its name in every table: the system file's identifier, with `@NAME=VALUE,...` for changed settings.
+    public private(set) var identifier: String
+    /// Every setting's value, as the system is given it (the default unless changed).
+    public private(set) var settingValues: [String: String]
 
     public init(file: String) throws {
         description = try SystemDescription.load(file)
         folder = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path
+        identifier = description.identifier
+        settingValues = Dictionary(uniqueKeysWithValues: (description.settings ?? []).map { ($0.name, $0.text($0.default)) })
     }
 
-    public var identifier: String { description.identifier }
+    /// The system with some settings changed (`--set SYSTEM.NAME=VALUE`), named `SYSTEM@NAME=VALUE,...`
+    /// (changes to the default value too, so a sweep names every point alike); its index is kept apart.
+    public func variant(_ changes: [(name: String, value: String)]) throws -> OutsideSystem {
+        let settings = description.settings ?? []
+        var changed = self, names: [String] = []
+        for (name, text) in changes {
+            guard let setting = settings.first(where: { $0.name == name }) else {
+                throw SystemError(system: identifier, reason: settings.isEmpty ? "it declares no settings" :
+                                    "no setting '\(name)'; it takes \(settings.map(\.name).joined(separator: ", "))")
+            }
+            let value = try setting.value(text).mapError { SystemError(system: identifier, reason: "\(name): \($0.reason)") }.get()
+            changed.settingValues[name] = setting.text(value)
+            names.append("\(name)=\(setting.text(value))")
+        }
+        changed.identifier = description.identifier + "@" + names.joined(separator: ",")
+        return changed
+    }
+
+    /// The settings, one `NAME=VALUE` a line in name order: part of the key of the system's index.
+    public var settingsKey: String { settingValues.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\n") }
     /// fpbench's record of an index, in the system's state folder.
     static let recordName = ".fpbench-index.json"
 
@@ -213,7 +238,7 @@ public struct OutsideSystem: Sendable {
     // MARK: Commands
 
     func expand(_ command: [String], _ values: [String: String], queries: [String] = []) -> [String] {
-        SystemDescription.expand(command, values.merging(["systemFolder": folder]) { a, _ in a }, queries: queries)
+        SystemDescription.expand(command, values.merging(["systemFolder": folder]) { a, _ in a }.merging(settingValues) { a, _ in a }, queries: queries)
     }
 
     func environment(_ values: [String: String]) -> [String: String] {

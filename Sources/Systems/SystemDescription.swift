@@ -10,7 +10,8 @@ import Foundation
 /// Commands are argument lists with placeholders: `{state}` (a folder the system owns: its index lives
 /// there), `{catalogList}` (a file listing the catalog's audio, one absolute path a line), `{query}` (one
 /// query file), `{queryList}` (a file listing this call's query files), `{queries}` (the query files as
-/// separate arguments), `{systemFolder}` (the folder of the system file, for a wrapper shipped beside it).
+/// separate arguments), `{systemFolder}` (the folder of the system file, for a wrapper shipped beside it),
+/// and `{NAME}` for each of its `settings` (the value chosen with `--set SYSTEM.NAME=VALUE`, else its default).
 public struct SystemDescription: Sendable, Codable, Equatable {
     public static let schemaName = "fpbench-system/1"
 
@@ -27,6 +28,35 @@ public struct SystemDescription: Sendable, Codable, Equatable {
     /// Variables set for every command (placeholders allowed), e.g. `"HOME": "{state}"`.
     public var environment: [String: String]?
     public var parameters: [Parameter]
+    /// What a user may change (`--set SYSTEM.NAME=VALUE`, `fpbench sweep operating`), each with its documented default.
+    public var settings: [Setting]?
+
+    /// A number the system takes on its command line or in its configuration, placed by `{name}`.
+    public struct Setting: Sendable, Codable, Equatable {
+        public var name: String
+        public var `default`: Double
+        public var minimum: Double
+        public var maximum: Double
+        /// Whole numbers only.
+        public var integer: Bool
+        /// Where the default comes from, and what the setting does.
+        public var source: String
+
+        /// The value as the system is given it.
+        public func text(_ value: Double) -> String { integer ? String(Int(value)) : String(format: "%g", value) }
+
+        /// The value `text` asks for, or why it cannot be used.
+        public func value(_ text: String) -> Result<Double, SystemError> {
+            let fail = { (why: String) in Result<Double, SystemError>.failure(SystemError(system: name, reason: why)) }
+            guard let value = Double(text), value.isFinite else { return fail("'\(text)' is not a number") }
+            guard value >= minimum, value <= maximum else { return fail("\(text) is outside \(self.text(minimum))-\(self.text(maximum))") }
+            guard !integer || value == value.rounded() else { return fail("takes whole numbers, not \(text)") }
+            return .success(value)
+        }
+    }
+
+    /// Placeholders fpbench fills itself: no setting may take their names.
+    static let reservedPlaceholders: Set<String> = ["state", "catalogList", "query", "queryList", "queries", "systemFolder"]
 
     /// A command whose output (standard output and error together) must match `pattern`; its first
     /// group is the version recorded with every result.
@@ -84,7 +114,23 @@ public struct SystemDescription: Sendable, Codable, Equatable {
         if !(1...10_000).contains(query.batch) { return "query.batch: 1 to 10,000" }
         if !(audio.sampleRate >= 4000 && audio.sampleRate <= 192_000) { return "audio.sampleRate: 4,000 to 192,000 Hz" }
         if !(index.timeoutSecondsPerHour > 0) || !(query.timeoutSecondsPerCall > 0) || !(query.timeoutSecondsPerQuery > 0) { return "timeouts must be above 0" }
-        return answers.problem
+        return answers.problem ?? settingsProblem
+    }
+
+    var settingsProblem: String? {
+        let all = settings ?? [], texts = index.command + query.command + (environment.map { Array($0.values) } ?? [])
+        if Set(all.map(\.name)).count != all.count { return "settings: two have the same name" }
+        for setting in all {
+            let name = setting.name
+            if name.isEmpty || !name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) { return "settings: '\(name)': letters, digits and _ only" }
+            if Self.reservedPlaceholders.contains(name) { return "settings: '\(name)' is a placeholder fpbench fills itself" }
+            if !(setting.minimum <= setting.maximum) { return "settings: \(name): minimum above maximum" }
+            if case .failure(let error) = setting.value(String(setting.default)) { return "settings: \(name): its default \(error.reason)" }
+            if !texts.contains(where: { $0.contains("{\(name)}") }) {
+                return "settings: \(name) is used by no command nor environment variable (write {\(name)} where the system takes it)"
+            }
+        }
+        return nil
     }
 
     /// The command with every placeholder replaced (`{queries}` becomes one argument per file).

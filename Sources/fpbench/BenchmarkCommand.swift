@@ -92,7 +92,8 @@ struct BenchmarkCommand: ParsableCommand {
             spec.conditions = spec.conditions.filter { conditions.contains($0.id) }
         }
         try validated { try spec.validate(path: "options") }
-        let chosen = try options.external.resolve(algorithms)
+        let systems = try (system + (spec.systems ?? [])).map { file in try validated { try OutsideSystem(file: file) } }
+        let chosen = try options.external.resolve(algorithms, systems: systems)
         var configuration = options.benchmarkConfiguration(dataset: dataset, algorithms: chosen, spec: spec,
                                                            scalingLength: scaling ? spec.queryLengths.max() : nil, borrowRecordings: !ownRecordingsOnly)
         configuration.peerTracks = peerTracks
@@ -113,9 +114,15 @@ struct BenchmarkCommand: ParsableCommand {
         configuration.keepAudio = keep.keepAudio
         configuration.keepAudioFolder = folder
         configuration.keepAudioLimitBytes = keep.limitBytes
-        configuration.systems = try (system + (spec.systems ?? [])).map { file in try validated { try OutsideSystem(file: file) } }
+        configuration.systems = try options.external.apply(to: systems)
         configuration.systemStateFolder = systemState.map { URL(fileURLWithPath: $0) }
             ?? (options.cacheFolder?.deletingLastPathComponent() ?? folder).appendingPathComponent("systems")
+        try Self.run(configuration, writingTo: folder)
+    }
+
+    /// Runs the benchmark into `folder` (locked while it runs) and says what it did on standard error;
+    /// exits with 2 when a query failed.
+    static func run(_ configuration: BenchmarkConfiguration, writingTo folder: URL) throws {
         var results: BenchmarkResults!, costs: BenchmarkCosts!
         try OutputFolder.write(folder) {
             (results, costs) = try validated { try Benchmark(configuration).run() }

@@ -23,8 +23,9 @@ struct SweepCommand: ParsableCommand {
           fpbench sweep parameter --algorithm-parameter constellation.fanOut --values 1 3 5 10
           fpbench sweep noise --unit snr --from 30 --to -6 --step 3      (short form of a noise stage)
           fpbench sweep length                                          (query length, 0.5-8 s)
+          fpbench sweep operating --point constellation.fanOut=1,3,10   (accuracy against index size and CPU)
         """,
-        subcommands: [Stage.self, Parameter.self, Noise.self, Length.self])
+        subcommands: [Stage.self, Parameter.self, Noise.self, Length.self, Operating.self])
 
     /// Options every sweep shares.
     struct Common: ParsableArguments {

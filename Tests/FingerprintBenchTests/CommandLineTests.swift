@@ -57,6 +57,35 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(matrix.hasPrefix("# haitsma-kalker · playback in the street † (without the stages that use street-2"), matrix)
     }
 
+    /// An operating-point sweep: an algorithm and an outside system each at two settings in one benchmark;
+    /// the summary gets the operating section, operating.csv a row per point, the system its own index per
+    /// setting; a --point that names nothing run, or one value, is refused before anything runs.
+    func testAnOperatingSweepRunsAlgorithmAndSystemSettingsSideBySide() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let base = ["sweep", "operating", "--dataset", "catalog-ci", "--lengths", "5", "--conditions", "clean", "--queries", "3", "--negatives", "10",
+                    "--system", "Systems/envelope-example/envelope-example.json", "--out", out.path, "--no-cache", "--progress", "none"]
+        let run = try fpbench(base + ["--point", "haitsma-kalker.hop=64,128", "--point", "envelope-example.frame_ms=100,200"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        let summary = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
+        XCTAssertTrue(summary.contains("## Operating points"), summary)
+        XCTAssertTrue(summary.contains("| ≤ 16 MiB |"), summary)
+        let rows = try String(contentsOf: out.appendingPathComponent("operating.csv"), encoding: .utf8).split(separator: "\n").dropFirst()
+        XCTAssertEqual(rows.map { $0.split(separator: ",")[4] }.sorted(),
+                       ["envelope-example@frame_ms=100", "envelope-example@frame_ms=200", "haitsma-kalker@hop=128", "haitsma-kalker@hop=64"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("operating-size-5s-clean.svg").path))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("systems").path).filter { $0.hasPrefix("envelope-example@") }.count, 2)
+
+        let stray = try fpbench(base + ["--point", "olaf.filter_size_time=12,24"])
+        XCTAssertEqual(stray.status, 64, stray.errors)
+        XCTAssertTrue(stray.errors.contains("'olaf' is neither an algorithm (`fpbench algorithms`) nor a system given with --system (envelope-example)"), stray.errors)
+        let misspelt = try fpbench(["benchmark", "--dataset", "catalog-ci", "--system", "Systems/envelope-example/envelope-example.json",
+                                    "--set", "envelope-example.frames=200", "--out", out.appendingPathComponent("b").path])
+        XCTAssertTrue(misspelt.errors.contains("envelope-example: no setting 'frames'; it takes frame_ms"), misspelt.errors)
+        let single = try fpbench(base + ["--point", "haitsma-kalker.hop=64"])
+        XCTAssertTrue(single.errors.contains("--point haitsma-kalker.hop=64: give at least two different values"), single.errors)
+    }
+
     /// RFC 4180 read back: the rows of a CSV file as fields (quoted fields may hold commas and doubled quotes).
     func csvRows(_ text: String) -> [[String]] {
         var rows: [[String]] = [], row: [String] = [], field = "", quoted = false, previous: Character = " "

@@ -259,3 +259,45 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         #expect(notRunnable("/no/such/program-fpbench") == "not found")
     }
 }
+
+/// A system's settings (`--set SYSTEM.NAME=VALUE`): checked against the file's ranges, named in every
+/// table, passed to the system's own commands, and kept apart in the index.
+@Suite struct SystemSettingsTests {
+    @Test func aSettingIsCheckedNamedAndReachesTheSystem() throws {
+        let system = try OutsideSystem(file: example)
+        #expect(system.settingValues == ["frame_ms": "100"] && system.identifier == "envelope-example")
+        let slower = try system.variant([("frame_ms", "200")])
+        #expect(slower.identifier == "envelope-example@frame_ms=200" && slower.settingsKey == "frame_ms=200")
+        #expect(slower.environment([:])["ENVELOPE_FRAME_MS"] == "200" && system.environment([:])["ENVELOPE_FRAME_MS"] == "100")
+        #expect { try system.variant([("frames", "200")]) } throws: { "\($0)".contains("no setting 'frames'; it takes frame_ms") }
+        #expect { try system.variant([("frame_ms", "5")]) } throws: { "\($0)".contains("frame_ms: 5 is outside 20-1000") }
+        #expect { try system.variant([("frame_ms", "150.5")]) } throws: { "\($0)".contains("takes whole numbers, not 150.5") }
+        #expect { try system.variant([("frame_ms", "fast")]) } throws: { "\($0)".contains("'fast' is not a number") }
+
+        // The script indexes a 3 s noise at the frame length it is given: 29 loudness changes at 100 ms, 14 at 200 ms.
+        let folder = temporaryFolder(), track = folder.appendingPathComponent("noise.wav").path
+        try AudioWriter.write(Audio(samples: (0..<24_000).map { _ in Float.random(in: -0.5...0.5) }, sampleRate: 8000), to: track)
+        func changes(_ s: OutsideSystem) throws -> Int {
+            let state = folder.appendingPathComponent(s.identifier)
+            _ = try s.index(tracks: [track], audioSeconds: 3, state: state, version: "1")
+            let index = try JSONSerialization.jsonObject(with: Data(contentsOf: state.appendingPathComponent("index.json"))) as! [String: [Double]]
+            return index.values.first!.count
+        }
+        #expect(try changes(system) == 29 && changes(slower) == 14)
+    }
+
+    @Test func brokenSettingsAreRefusedWithTheReason() throws {
+        let folder = temporaryFolder()
+        let good = try String(contentsOfFile: example, encoding: .utf8)
+        func refusal(_ edit: (String) -> String) -> String {
+            let path = folder.appendingPathComponent("s-\(UUID().uuidString).json").path
+            _ = FileManager.default.createFile(atPath: path, contents: Data(edit(good).utf8))
+            do { _ = try OutsideSystem(file: path); return "" } catch { return "\(error)" }
+        }
+        #expect(refusal { $0 }.isEmpty)
+        #expect(refusal { $0.replacingOccurrences(of: "\"{frame_ms}\"", with: "\"100\"") }.contains("settings: frame_ms is used by no command nor environment variable"))
+        #expect(refusal { $0.replacingOccurrences(of: "frame_ms", with: "state") }.contains("settings: 'state' is a placeholder fpbench fills itself"))
+        #expect(refusal { $0.replacingOccurrences(of: "\"default\": 100", with: "\"default\": 10") }.contains("settings: frame_ms: its default 10.0 is outside 20-1000"))
+        #expect(refusal { $0.replacingOccurrences(of: "\"default\": 100", with: "\"default\": 100.5") }.contains("settings: frame_ms: its default takes whole numbers, not 100.5"))
+    }
+}

@@ -27,7 +27,9 @@ extension Benchmark {
             defer { progress.advance() }
             let system = c.systems[s]
             return system.installedVersion().flatMap { version in
-                let key = sha256Hex(Data((["fpbench-system-state/1", version] + paths).joined(separator: "\n").utf8)).prefix(16)
+                // Settings join the key only when the system declares some, so older indexes of the others stay valid.
+                let settings = system.settingsKey.isEmpty ? [] : [system.settingsKey]
+                let key = sha256Hex(Data((["fpbench-system-state/1", version] + settings + paths).joined(separator: "\n").utf8)).prefix(16)
                 let state = c.systemStateFolder.appendingPathComponent("\(system.identifier)-\(key)")
                 do {
                     let (record, reused) = try system.index(tracks: paths, audioSeconds: durations.reduce(0, +), state: state, version: version)
@@ -121,12 +123,17 @@ extension Benchmark {
     /// The system as the results list it beside the algorithms.
     static func info(_ indexed: IndexedSystem) -> BenchmarkResults.AlgorithmInfo {
         let d = indexed.system.description
-        let profile = Profile(d.parameters + [
+        let settings = (d.settings ?? []).map { setting -> Parameter in
+            let value = indexed.system.settingValues[setting.name] ?? setting.text(setting.default)
+            let changed = value != setting.text(setting.default)
+            return Parameter(setting.name, value, source: changed ? "changed from the default (\(setting.text(setting.default)), \(setting.source))" : setting.source)
+        }
+        let profile = Profile(d.parameters + settings + [
             Parameter("version", indexed.version, source: "printed by `\(d.version.command.joined(separator: " "))`"),
             Parameter("index", d.index.command.joined(separator: " "), source: "system file"),
             Parameter("query", d.query.command.joined(separator: " "), source: "system file"),
         ])
-        return .init(identifier: d.identifier, displayName: "\(d.displayName) \(indexed.version)", profile: profile,
+        return .init(identifier: indexed.system.identifier, displayName: "\(d.displayName) \(indexed.version)", profile: profile,
                      search: d.answers.score == nil ? BenchmarkResults.AlgorithmInfo.unscoredSystem : "outside system")
     }
 }

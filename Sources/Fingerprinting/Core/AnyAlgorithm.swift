@@ -39,10 +39,19 @@ public struct AnyAlgorithm: Sendable {
     }
 
     public init<A: FingerprintAlgorithm & Parameterized>(_ algorithm: A) {
-        self.init(algorithm, identifier: algorithm.identifier, variants: { values, identifier in
-            AnyAlgorithm(A(parameters: try algorithm.parameters.setting(values)), identifier: identifier, variants: nil)
-        })
+        self.init(algorithm, identifier: algorithm.identifier, variants: Self.varying(algorithm))
         settable = Mirror(reflecting: algorithm.parameters).children.compactMap(\.label)
+    }
+
+    /// Variants of `algorithm`, each of which can be varied again (`--set panako@dense.peakBinRadius=40`).
+    private static func varying<A: FingerprintAlgorithm & Parameterized>(_ algorithm: A)
+        -> @Sendable ([(name: String, value: String)], String) throws -> AnyAlgorithm {
+        { values, identifier in
+            let changed = A(parameters: try algorithm.parameters.setting(values))
+            var variant = AnyAlgorithm(changed, identifier: identifier, variants: varying(changed))
+            variant.settable = Mirror(reflecting: changed.parameters).children.compactMap(\.label)
+            return variant
+        }
     }
 
     /// The parameter names `--set` takes (none for an external command).

@@ -1,0 +1,138 @@
+import Evaluation
+import Foundation
+
+/// The operating points' part of a benchmark folder: operating.csv (tidy: one row per point, condition and
+/// length), a section of summary.md, and per condition and length two figures, accuracy against stored
+/// MiB per hour and against query CPU (log scales), one line per algorithm or system, the front marked.
+enum OperatingReport {
+    /// The index budgets the summary names the best point within, in MiB per hour.
+    static let budgets = [1.0, 4.0, 16.0]
+
+    static func files(_ o: OperatingPoints) -> [(name: String, text: String)] {
+        var files = [("operating.csv", csv(o))]
+        for (length, condition) in cells(o) {
+            let cell = o.points.filter { $0.length == length && $0.condition == condition }
+            let title = "\(condition), \(String(format: "%g", length)) s queries"
+            files.append((figureName("size", length, condition), chart(cell, names: names(o), title: "Correct top-1 against index size: \(title)",
+                                                                      xLabel: "stored per hour of catalog (MiB, log scale)", x: { $0.mebibytesPerHour }, front: \.onSizeFront)))
+            files.append((figureName("cpu", length, condition), chart(cell, names: names(o), title: "Correct top-1 against query CPU: \(title)",
+                                                                     xLabel: "CPU per query (ms, log scale)", x: { $0.queryCPUMilliseconds }, front: \.onCPUFront)))
+        }
+        return files
+    }
+
+    static func figureName(_ axis: String, _ length: Double, _ condition: String) -> String {
+        String(format: "operating-%@-%gs-%@.svg", axis, length, condition)
+    }
+
+    static func cells(_ o: OperatingPoints) -> [(Double, String)] {
+        var seen: [(Double, String)] = []
+        for p in o.points where !seen.contains(where: { $0 == (p.length, p.condition) }) { seen.append((p.length, p.condition)) }
+        return seen
+    }
+
+    static func names(_ o: OperatingPoints) -> [String] { SweepReport.orderedUnique(o.points.map(\.name)) }
+
+    static func csv(_ o: OperatingPoints) -> String {
+        let f = { (x: Double?) in x.map { String(format: "%.4g", $0) } ?? "" }
+        return CSV.file(["name", "kind", "parameter", "value", "identifier", "length_s", "condition", "correct", "total", "rate", "interval_low", "interval_high",
+                         "stored_mib_per_hour", "indexing_cpu_s_per_hour", "query_cpu_ms", "size_front", "cpu_front"],
+                        o.points.map { p in
+                            [p.name, p.outsideSystem ? "outside system" : "algorithm", p.parameter, p.value, p.identifier, String(format: "%g", p.length), p.condition,
+                             String(p.correct.successes), String(p.correct.total), String(format: "%.4f", p.correct.value),
+                             String(format: "%.4f", p.correct.low), String(format: "%.4f", p.correct.high),
+                             f(p.mebibytesPerHour), f(p.indexingCPUSecondsPerHour), f(p.queryCPUMilliseconds), p.onSizeFront ? "1" : "0", p.onCPUFront ? "1" : "0"]
+                        })
+    }
+
+    /// The section of summary.md: the best point within each budget, then every point per condition and length.
+    static func summary(_ o: OperatingPoints) -> String {
+        let cells = cells(o)
+        var s = "## Operating points\n\nEach algorithm and system at several settings of one parameter, every point calibrated to its own threshold on the same negatives. "
+        s += "**Stored per hour**: an algorithm's postings and the fingerprints kept beside them (both in memory when it searches); a system's index folder on disk. "
+        s += "**Query CPU**: an algorithm's query fingerprinting and search (medians at that length, one thread, the query already decoded); a system's whole processes "
+        s += "over every query it was asked (decoding its WAV, start-up shared by a batch), so the two are not the same accounting: a system pays for reading and starting. "
+        s += "**Indexing CPU**: an algorithm's fingerprinting (decoding excluded), a system's whole indexing process. ◆ marks the Pareto front: no other point is as accurate "
+        s += "or more at equal or lower cost. Data: operating.csv.\n\n"
+        s += "### The most accurate point within an index budget\n\n| stored per hour | " + cells.map { "\($0.1), \(String(format: "%g", $0.0)) s" }.joined(separator: " | ") + " |\n"
+        s += "|---|" + cells.map { _ in "---|" }.joined() + "\n"
+        for budget in budgets {
+            s += "| ≤ \(String(format: "%g", budget)) MiB | " + cells.map { cell in
+                o.best(within: budget, length: cell.0, condition: cell.1).map { "\($0.identifier) \(BenchmarkReport.percent($0.correct)) %" } ?? "none"
+            }.joined(separator: " | ") + " |\n"
+        }
+        let g = { (x: Double?, format: String) in x.map { String(format: format, $0) } ?? "—" }
+        for (length, condition) in cells {
+            s += "\n### \(condition), \(String(format: "%g", length)) s queries\n\n"
+            s += "| point | correct top-1 % [95 %] | stored (MiB/h) | indexing (CPU s/h) | query CPU (ms) | front: size · CPU |\n|---|---|---|---|---|---|\n"
+            for p in o.points.filter({ $0.length == length && $0.condition == condition }).sorted(by: { $0.mebibytesPerHour < $1.mebibytesPerHour }) {
+                s += "| \(p.identifier) | **\(BenchmarkReport.percent(p.correct))** [\(BenchmarkReport.interval(p.correct))] | \(g(p.mebibytesPerHour, "%.2f")) | "
+                s += "\(g(p.indexingCPUSecondsPerHour, "%.1f")) | \(g(p.queryCPUMilliseconds, "%.2f")) | \(p.onSizeFront ? "◆" : "") · \(p.onCPUFront ? "◆" : "") |\n"
+            }
+            s += "\n![size](\(figureName("size", length, condition)))\n\n![cpu](\(figureName("cpu", length, condition)))\n"
+        }
+        return s
+    }
+
+    /// Correct % against a cost on a log scale: one line per name through its points (by cost), the front
+    /// as a dashed step line with its points ringed.
+    static func chart(_ cell: [OperatingPoints.Point], names: [String], title: String, xLabel: String,
+                      x: (OperatingPoints.Point) -> Double?, front: KeyPath<OperatingPoints.Point, Bool>) -> String {
+        let width = 800.0, height = 460.0, left = 70.0, right = 270.0, top = 40.0, bottom = 60.0
+        let placed = cell.compactMap { p in x(p).flatMap { $0 > 0 ? (p, $0) : nil } }
+        let logs = placed.map { log10($0.1) }
+        let low = (logs.min() ?? 0).rounded(.down), high = max((logs.max() ?? 1).rounded(.up), low + 1)
+        func px(_ v: Double) -> Double { left + (log10(v) - low) / (high - low) * (width - left - right) }
+        func py(_ y: Double) -> Double { height - bottom - y / 100 * (height - top - bottom) }
+        let n = Figures.number
+        var svg = """
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="12">
+        <rect width="100%" height="100%" fill="white"/>
+        <text x="\(n((left + width - right) / 2))" y="22" text-anchor="middle" font-size="14">\(Figures.escape(title))</text>
+
+        """
+        for tick in 0...5 {
+            let y = 20.0 * Double(tick)
+            svg += "<line x1=\"\(n(left))\" y1=\"\(n(py(y)))\" x2=\"\(n(width - right))\" y2=\"\(n(py(y)))\" stroke=\"#ddd\"/>\n"
+            svg += "<text x=\"\(n(left - 6))\" y=\"\(n(py(y) + 4))\" text-anchor=\"end\">\(Int(y))</text>\n"
+        }
+        for decade in Int(low)...Int(high) {
+            for m in [1.0, 2, 5] where Double(decade) + log10(m) <= high {
+                let v = m * pow(10, Double(decade))
+                svg += "<line x1=\"\(n(px(v)))\" y1=\"\(n(top))\" x2=\"\(n(px(v)))\" y2=\"\(n(height - bottom))\" stroke=\"\(m == 1 ? "#ccc" : "#eee")\"/>\n"
+                svg += "<text x=\"\(n(px(v)))\" y=\"\(n(height - bottom + 16))\" text-anchor=\"middle\">\(String(format: "%g", v))</text>\n"
+            }
+        }
+        svg += "<line x1=\"\(n(left))\" y1=\"\(n(height - bottom))\" x2=\"\(n(width - right))\" y2=\"\(n(height - bottom))\" stroke=\"black\"/>\n"
+        svg += "<line x1=\"\(n(left))\" y1=\"\(n(top))\" x2=\"\(n(left))\" y2=\"\(n(height - bottom))\" stroke=\"black\"/>\n"
+        svg += "<text x=\"\(n((left + width - right) / 2))\" y=\"\(n(height - 18))\" text-anchor=\"middle\">\(Figures.escape(xLabel))</text>\n"
+        svg += "<text transform=\"translate(18 \(n((top + height - bottom) / 2))) rotate(-90)\" text-anchor=\"middle\">correct top-1 at the calibrated threshold (%)</text>\n"
+        let frontPoints = placed.filter { $0.0[keyPath: front] }.sorted { $0.1 < $1.1 }
+        var step: [String] = []
+        for (i, (p, v)) in frontPoints.enumerated() {
+            if i > 0 { step.append("\(n(px(v))),\(n(py(100 * frontPoints[i - 1].0.correct.value)))") }
+            step.append("\(n(px(v))),\(n(py(100 * p.correct.value)))")
+        }
+        svg += "<polyline class=\"front\" fill=\"none\" stroke=\"#222\" stroke-width=\"1\" stroke-dasharray=\"5 4\" points=\"\(step.joined(separator: " "))\"/>\n"
+        for (i, name) in names.enumerated() {
+            let colour = Figures.palette[i % Figures.palette.count]
+            let mine = placed.filter { $0.0.name == name }.sorted { $0.1 < $1.1 }
+            let ly = top + 10 + Double(i) * 20
+            svg += "<line x1=\"\(n(width - right + 15))\" y1=\"\(n(ly))\" x2=\"\(n(width - right + 40))\" y2=\"\(n(ly))\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
+            svg += "<text x=\"\(n(width - right + 46))\" y=\"\(n(ly + 4))\">\(Figures.escape(name + (mine.first.map { " (\($0.0.parameter))" } ?? "")))</text>\n"
+            guard !mine.isEmpty else { continue }
+            svg += "<g class=\"series\" data-name=\"\(Figures.escape(name))\">\n"
+            svg += "<polyline fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\" points=\"\(mine.map { "\(n(px($0.1))),\(n(py(100 * $0.0.correct.value)))" }.joined(separator: " "))\"/>\n"
+            for (p, v) in mine {
+                svg += "<circle cx=\"\(n(px(v)))\" cy=\"\(n(py(100 * p.correct.value)))\" r=\"3.5\" fill=\"\(colour)\"><title>\(Figures.escape(p.identifier))</title></circle>\n"
+                if p[keyPath: front] { svg += "<circle cx=\"\(n(px(v)))\" cy=\"\(n(py(100 * p.correct.value)))\" r=\"7\" fill=\"none\" stroke=\"#222\"/>\n" }
+                svg += "<text x=\"\(n(px(v) + 6))\" y=\"\(n(py(100 * p.correct.value) - 6))\" font-size=\"10\" fill=\"\(colour)\">\(Figures.escape(p.value))</text>\n"
+            }
+            svg += "</g>\n"
+        }
+        let ly = top + 10 + Double(names.count) * 20
+        svg += "<line x1=\"\(n(width - right + 15))\" y1=\"\(n(ly))\" x2=\"\(n(width - right + 40))\" y2=\"\(n(ly))\" stroke=\"#222\" stroke-dasharray=\"5 4\"/>\n"
+        svg += "<text x=\"\(n(width - right + 46))\" y=\"\(n(ly + 4))\">Pareto front (ringed)</text>\n"
+        return svg + "</svg>\n"
+    }
+}
