@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // FingerprintBench: compare audio-fingerprint algorithms on real audio, reproducibly.
-// Layers, one way: C libraries -> AudioIO -> DSP -> Fingerprinting and Degradation -> Systems (outside programs)
+// Layers, one way: C libraries -> AudioIO -> DSP -> Fingerprinting and Degradation -> OutsidePrograms (outside systems, external commands, fpcalc)
 // -> Evaluation -> Reporting -> fpbench.
 import PackageDescription
 
@@ -30,14 +30,14 @@ let package = Package(
         .target(name: "DSP", dependencies: ["CFFTW", "CGSL"]),
         .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP", "CXXHash"]),
         .target(name: "Degradation", dependencies: ["AudioIO", "DSP", "CRubberBand"]),
-        .target(name: "Systems", dependencies: ["AudioIO", "Fingerprinting"]),
-        .target(name: "Evaluation", dependencies: ["Fingerprinting", "Degradation", "Systems", "CCrypto"]),
+        .target(name: "OutsidePrograms", dependencies: ["AudioIO", "Fingerprinting"]),
+        .target(name: "Evaluation", dependencies: ["Fingerprinting", "Degradation", "OutsidePrograms", "CCrypto"]),
         .target(name: "Reporting", dependencies: ["Evaluation"]),
         .executableTarget(name: "fpbench", dependencies: [
-            "Fingerprinting", "AudioIO", "Systems", "Evaluation", "Reporting",
+            "Fingerprinting", "AudioIO", "OutsidePrograms", "Evaluation", "Reporting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "FingerprintBenchTests", dependencies: ["Fingerprinting", "AudioIO", "DSP", "CGSL", "Degradation", "Systems", "Evaluation", "Reporting"],
+        .testTarget(name: "FingerprintBenchTests", dependencies: ["Fingerprinting", "AudioIO", "DSP", "CGSL", "Degradation", "OutsidePrograms", "Evaluation", "Reporting"],
                     path: "Tests/FingerprintBenchTests"),
     ]
 )

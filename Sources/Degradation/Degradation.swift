@@ -93,6 +93,18 @@ public struct Delay: Degradation {
     }
 }
 
+/// The first `seconds` dropped: a query cut that much later, between two of an algorithm's frames when
+/// `seconds` is less than its hop (sub-frame time skew).
+public struct Skip: Degradation {
+    public var seconds: Double
+    public init(seconds: Double) { self.seconds = seconds }
+    public var record: DegradationRecord { DegradationRecord("skip", ["seconds": format(seconds)]) }
+    public var timeMap: TimeMap { TimeMap(shift: -seconds) }
+    public func apply(_ audio: Audio, random: SeededNoise) -> Audio {
+        audio.slice(start: seconds, duration: Double(audio.samples.count) / audio.sampleRate)
+    }
+}
+
 /// Playback and recording clocks that disagree: the audio is played `factor` times too fast
 /// (resampled by soxr), so its duration becomes duration / factor.
 public struct ClockDrift: Degradation {

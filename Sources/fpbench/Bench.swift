@@ -3,7 +3,7 @@ import AudioIO
 import Evaluation
 import Fingerprinting
 import Foundation
-import Systems
+import OutsidePrograms
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,7 @@ import AudioIO
 import Evaluation
 import Fingerprinting
 import Foundation
-import Systems
+import OutsidePrograms
 
 /// What `fpbench bench` measures: each algorithm's best CPU seconds per file, fpcalc's in the same loop, the
 /// decoding floor per rate, and each algorithm's peak memory in a process of its own.

@@ -3,7 +3,7 @@ import Evaluation
 import Fingerprinting
 import Foundation
 import Reporting
-import Systems
+import OutsidePrograms
 
 struct BenchmarkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,7 +45,7 @@ struct BenchmarkCommand: ParsableCommand {
 
     @Option(parsing: .upToNextOption, help: "Algorithms (default: every built-in one; brute-force ones are skipped above bruteForceHourLimit hours).")
     var algorithms: [String] = []
-    @Option(help: "A benchmark spec file (JSON): queryLengths, queriesPerLength, negativesPerLength, conditions, offsetTolerance, falsePositiveTarget, falsePositiveConfidence, bruteForceHourLimit.")
+    @Option(help: "A benchmark spec file (JSON): queryLengths, queriesPerLength, negativesPerLength, conditions, offsetTolerance, falsePositiveTarget, falsePositiveConfidence, bruteForceHourLimit, systems, startGrid.")
     var spec: String?
     @Option(parsing: .upToNextOption, help: "Query lengths in seconds (default 1 2 5 10).") var lengths: [Double] = []
     @Option(help: "Positions per query length, each degraded under every condition (default 100).") var queries: Int?

@@ -4,8 +4,6 @@ import Evaluation
 import Fingerprinting
 import Foundation
 
-// Small helpers every command shares.
-
 /// One line on standard error.
 func printError(_ line: String) {
     FileHandle.standardError.write(Data(("error: " + line + "\n").utf8))

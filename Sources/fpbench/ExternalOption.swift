@@ -1,7 +1,7 @@
 import ArgumentParser
 import AudioIO
 import Fingerprinting
-import Systems
+import OutsidePrograms
 
 /// `--external FILE`: algorithms defined by a configuration file (see Algorithms/chromaprint-fpcalc.json),
 /// and `--set ALGORITHM.PARAMETER=VALUE`: run a variant in place of the algorithm (or of an outside system).

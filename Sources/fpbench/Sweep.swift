@@ -24,8 +24,9 @@ struct SweepCommand: ParsableCommand {
           fpbench sweep noise --unit snr --from 30 --to -6 --step 3      (short form of a noise stage)
           fpbench sweep length                                          (query length, 0.5-8 s)
           fpbench sweep operating --point constellation.fanOut=1,3,10   (accuracy against index size and CPU)
+          fpbench sweep skew --algorithms constellation                 (queries started between two frames)
         """,
-        subcommands: [Stage.self, Parameter.self, Noise.self, Length.self, Operating.self])
+        subcommands: [Stage.self, Parameter.self, Noise.self, Length.self, Operating.self, Skew.self])
 
     /// Options every sweep shares.
     struct Common: ParsableArguments {

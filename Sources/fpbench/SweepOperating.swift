@@ -3,7 +3,7 @@ import Evaluation
 import Fingerprinting
 import Foundation
 import Reporting
-import Systems
+import OutsidePrograms
 
 extension SweepCommand {
 

@@ -86,6 +86,33 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(single.errors.contains("--point haitsma-kalker.hop=64: give at least two different values"), single.errors)
     }
 
+    /// A skew sweep: haitsma-kalker's queries start on its 64-sample grid, then half a hop and a hop later;
+    /// the answers expect exactly that offset, and skew.md has its row; a system without a hop is refused.
+    func testASkewSweepMovesQueriesByPartsOfAHop() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let run = try fpbench(["sweep", "skew", "--dataset", "catalog-ci", "--algorithms", "haitsma-kalker", "--steps", "2", "--lengths", "5",
+                               "--conditions", "clean", "--queries", "4", "--negatives", "10", "--out", out.path, "--no-cache", "--progress", "none"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        let skew = try String(contentsOf: out.appendingPathComponent("skew.md"), encoding: .utf8)
+        XCTAssertTrue(skew.contains("| haitsma-kalker | 11.6 | "), skew)
+        let rows = csvRows(try String(contentsOf: out.appendingPathComponent("haitsma-kalker/answers.csv"), encoding: .utf8))
+        let header = rows[0], column = { (name: String) in header.firstIndex(of: name)! }
+        let hop = 64.0 / 5512
+        for (condition, share) in [("clean-skew-0of2", 0.0), ("clean-skew-1of2", 0.5), ("clean-skew-2of2", 1.0)] {
+            let mine = rows.dropFirst().filter { $0[column("condition")] == condition }
+            XCTAssertEqual(mine.count, 4, condition)
+            for row in mine {
+                let start = Double(row[column("truth_start_s")])!, expected = Double(row[column("expected_offset_s")])!
+                // answers.csv writes six significant digits: within 2e-5 s, a small part of a 11.6 ms hop.
+                XCTAssertEqual((start / hop).rounded() * hop, start, accuracy: 2e-5)
+                XCTAssertEqual(expected - start, share * hop, accuracy: 2e-5, condition)
+            }
+        }
+        let blind = try fpbench(["sweep", "skew", "--dataset", "catalog-ci", "--system", "Systems/envelope-example/envelope-example.json", "--out", out.path])
+        XCTAssertTrue(blind.errors.contains("envelope-example has no hop to put queries on (its system file gives no frameHopSeconds)"), blind.errors)
+    }
+
     /// RFC 4180 read back: the rows of a CSV file as fields (quoted fields may hold commas and doubled quotes).
     func csvRows(_ text: String) -> [[String]] {
         var rows: [[String]] = [], row: [String] = [], field = "", quoted = false, previous: Character = " "

@@ -4,7 +4,7 @@ import DSP
 @testable import Fingerprinting
 import Foundation
 import Reporting
-@testable import Systems
+@testable import OutsidePrograms
 import Testing
 
 @Suite struct ExternalAlgorithmTests {

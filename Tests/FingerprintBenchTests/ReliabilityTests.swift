@@ -3,7 +3,7 @@ import AudioIO
 import Fingerprinting
 import Foundation
 import Reporting
-import Systems
+import OutsidePrograms
 import Testing
 
 /// Damaged and odd input, as a careful tester brings it: a named reason, never a trap, never silent padding.

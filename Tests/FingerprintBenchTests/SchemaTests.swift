@@ -1,7 +1,7 @@
 import Degradation
 import Evaluation
 import Foundation
-import Systems
+import OutsidePrograms
 import Testing
 
 /// A JSON value, decoded strictly (a boolean is never a number).

@@ -3,7 +3,7 @@ import Evaluation
 import Fingerprinting
 import Foundation
 import Reporting
-@testable import Systems
+@testable import OutsidePrograms
 import Testing
 
 /// The repository's folder (the system files are found from it).

@@ -29,7 +29,7 @@ public enum StageUnits {
     public static let all: [any StageUnit.Type] = [
         GainStage.self, ClippingStage.self, CompressorStage.self, LowPassStage.self, HighPassStage.self,
         SpeedStage.self, TempoStage.self, PitchStage.self, CodecStage.self, ImpulseStage.self, NoiseStage.self,
-        PresetStage.self, BitCrushStage.self, RoomStage.self,
+        PresetStage.self, BitCrushStage.self, RoomStage.self, SkipStage.self,
     ]
 }
 

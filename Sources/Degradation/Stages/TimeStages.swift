@@ -1,4 +1,5 @@
 // Time and pitch: speed (both), tempo (pitch kept) and pitch (tempo kept); each hurts on both sides of neutral.
+// And skip: the query cut a little later (sub-frame time skew).
 
 /// `{"speed": {"factor": 1.02}}`: played faster, higher and shorter, as a tape or a turntable.
 public struct SpeedStage: OneNumberStage {
@@ -24,5 +25,15 @@ public struct PitchStage: OneNumberStage {
     public var value: Double
     public init(_ value: Double) { self.value = value }
     public func stages(_ context: StageContext) throws -> [any Degradation] { [Pitch(semitones: value)] }
+    public static func sweepSense(_ parameter: String) -> (neutral: Double?, largerIsHarder: Bool) { (0, true) }
+}
+
+/// `{"skip": {"seconds": 0.004}}`: the query's first moments dropped, so it starts that much later; with
+/// query starts on an algorithm's frame grid, a fraction of its hop is sub-frame time skew (`fpbench sweep skew`).
+public struct SkipStage: OneNumberStage {
+    public static let name = "skip", field = "seconds", range: ClosedRange<Double> = 0...10
+    public var value: Double
+    public init(_ value: Double) { self.value = value }
+    public func stages(_ context: StageContext) throws -> [any Degradation] { [Skip(seconds: value)] }
     public static func sweepSense(_ parameter: String) -> (neutral: Double?, largerIsHarder: Bool) { (0, true) }
 }

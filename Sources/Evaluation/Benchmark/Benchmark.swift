@@ -3,7 +3,7 @@ import DSP
 import Degradation
 import Fingerprinting
 import Foundation
-import Systems
+import OutsidePrograms
 
 /// The identification benchmark: index whole catalog tracks once, then find seeded, degraded queries
 /// among them through each algorithm's own index, in named phases:

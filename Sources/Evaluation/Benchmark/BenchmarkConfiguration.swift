@@ -3,7 +3,7 @@ import Degradation
 import DSP
 import Fingerprinting
 import Foundation
-import Systems
+import OutsidePrograms
 
 /// What to benchmark.
 public struct BenchmarkConfiguration: Sendable {

@@ -41,8 +41,9 @@ struct BenchmarkPlan {
                 let id = String(format: "%@-%03d", name, i)
                 let random = SeededNoise(seed: derivedSeed(seed, "benchmark", id))
                 let file = usable[min(usable.count - 1, Int(random.unit() * Double(usable.count)))]
-                // Millisecond steps, so the recorded offset is exactly the one cut.
-                let start = ((durations[file] - length) * random.unit() * 1000).rounded(.down) / 1000
+                // Millisecond steps, so the recorded offset is exactly the one cut; or on the spec's grid.
+                var start = ((durations[file] - length) * random.unit() * 1000).rounded(.down) / 1000
+                if let grid = spec.startGrid { start = (start / grid).rounded(.down) * grid }
                 queries.append(BenchmarkQuery(id: id, length: length, file: tracks[file], start: start, negative: false))
             }
             for (i, w) in split.windows(length: length, count: spec.negativesPerLength).windows.enumerated() {

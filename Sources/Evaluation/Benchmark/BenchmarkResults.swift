@@ -1,6 +1,6 @@
 import Fingerprinting
 import Foundation
-import Systems
+import OutsidePrograms
 
 /// One of the best answers to a query, as the catalog ranked them (threshold not applied).
 public struct BenchmarkMatch: Sendable, Codable, Equatable {

@@ -50,6 +50,9 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
     public var bruteForceHourLimit = 1.0
     /// Outside systems' files to run beside the algorithms (as `--system`), relative to the working folder.
     public var systems: [String]?
+    /// Query starts rounded down to a multiple of this many seconds, so they fall on an algorithm's frame
+    /// grid (`fpbench sweep skew` then moves them by parts of its hop); nil (left out of the file): to the millisecond.
+    public var startGrid: Double?
 
     public init() {}
 
@@ -65,6 +68,7 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
         falsePositiveConfidence = try c.decodeIfPresent(Double.self, forKey: .falsePositiveConfidence)
         bruteForceHourLimit = try c.decodeIfPresent(Double.self, forKey: .bruteForceHourLimit) ?? d.bruteForceHourLimit
         systems = try c.decodeIfPresent([String].self, forKey: .systems)
+        startGrid = try c.decodeIfPresent(Double.self, forKey: .startGrid)
     }
 
     /// Clean; white noise at 10, 5 and 0 dB SNR; speech babble at 5 dB; the simulated playback chain of test 4
@@ -121,5 +125,6 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
         if !(offsetTolerance > 0) { throw fail("offsetTolerance must be above 0") }
         if !(falsePositiveTarget > 0 && falsePositiveTarget < 1) { throw fail("falsePositiveTarget must be in (0, 1)") }
         if !(confidence > 0 && confidence < 1) { throw fail("falsePositiveConfidence must be in (0, 1)") }
+        if let startGrid, !(startGrid > 0 && startGrid <= 10) { throw fail("startGrid must be above 0 and at most 10 s") }
     }
 }

@@ -1,7 +1,7 @@
 import AudioIO
 import Fingerprinting
 import Foundation
-import Systems
+import OutsidePrograms
 
 /// Outside systems in the benchmark: checked, indexed once (their index kept in the state folder, reused
 /// by later runs and by other shards), then asked about the same degraded query files as the built-in

@@ -30,6 +30,9 @@ public struct SystemDescription: Sendable, Codable, Equatable {
     public var parameters: [Parameter]
     /// What a user may change (`--set SYSTEM.NAME=VALUE`, `fpbench sweep operating`), each with its documented default.
     public var settings: [Setting]?
+    /// The system's analysis hop in seconds at its default settings, as its documentation gives it: the grid
+    /// `fpbench sweep skew` puts query starts on.
+    public var frameHopSeconds: Double?
 
     /// A number the system takes on its command line or in its configuration, placed by `{name}`.
     public struct Setting: Sendable, Codable, Equatable {
@@ -114,6 +117,7 @@ public struct SystemDescription: Sendable, Codable, Equatable {
         if !(1...10_000).contains(query.batch) { return "query.batch: 1 to 10,000" }
         if !(audio.sampleRate >= 4000 && audio.sampleRate <= 192_000) { return "audio.sampleRate: 4,000 to 192,000 Hz" }
         if !(index.timeoutSecondsPerHour > 0) || !(query.timeoutSecondsPerCall > 0) || !(query.timeoutSecondsPerQuery > 0) { return "timeouts must be above 0" }
+        if let hop = frameHopSeconds, !(hop > 0 && hop <= 10) { return "frameHopSeconds: above 0 and at most 10" }
         return answers.problem ?? settingsProblem
     }
 

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Evaluation
+import Foundation
+import OutsidePrograms
+import Reporting
+
+extension SweepCommand {
+
+    struct Skew: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sub-frame time skew: each algorithm and system with its query starts on its own frame grid, then moved by shares of its hop.",
+            discussion: """
+            One identification benchmark per algorithm or system (its hop: the algorithm's frame step, a system \
+            file's frameHopSeconds), its query starts rounded down to multiples of that hop, every condition also \
+            asked with the queries started 1/steps, 2/steps ... 1 hop later. Writes skew.md, skew.csv and a figure \
+            per condition and length into --out, and each run's benchmark into --out/NAME.
+
+            Example (Reports/skew):
+              fpbench sweep skew --algorithms constellation haitsma-kalker --system Systems/audfprint/audfprint.json
+            """)
+
+        @Option(parsing: .upToNextOption, help: "Algorithms (or variants) to sweep.") var algorithms: [String] = []
+        @Option(help: "A system file (Systems/NAME/NAME.json) with frameHopSeconds; repeatable.") var system: [String] = []
+        @Option(help: "Shares of a hop: the queries are moved by 0, 1/steps, ... 1 hop.") var steps = 4
+        @Option(parsing: .upToNextOption, help: "Query lengths in seconds.") var lengths: [Double] = [5, 10]
+        @Option(parsing: .upToNextOption, help: "Condition ids (`fpbench benchmark --help` lists them).") var conditions: [String] = ["clean", "white-0dB"]
+        @Option(help: "Positions per query length (default 100).") var queries: Int?
+        @Option(help: "Negative queries per query length, half to calibrate each threshold, half held out (default 1,000).") var negatives: Int?
+        @Option(help: "Where outside systems keep their indexes (default: systems/ beside the fingerprint cache).") var systemState: String?
+        @Option(help: "Output folder.") var out = "runs/skew"
+        @OptionGroup var options: RunOptions
+
+        func run() throws {
+            guard (1...20).contains(steps) else { throw ValidationError("--steps: 1 to 20") }
+            guard !algorithms.isEmpty || !system.isEmpty else { throw ValidationError("name at least one algorithm (--algorithms) or system (--system)") }
+            var spec = BenchmarkSpec()
+            spec.queryLengths = lengths
+            if let queries { spec.queriesPerLength = queries }
+            if let negatives { spec.negativesPerLength = negatives }
+            let known = spec.conditions.map(\.id)
+            if let unknown = conditions.first(where: { !known.contains($0) }) {
+                throw ValidationError("unknown condition '\(unknown)'; known: \(known.joined(separator: ", "))")
+            }
+            spec.conditions = conditions.compactMap { id in spec.conditions.first { $0.id == id } }
+            try validated { try spec.validate(path: "options") }
+            let systems = try options.external.apply(to: try system.map { file in try validated { try OutsideSystem(file: file) } })
+            let chosen = algorithms.isEmpty ? [] : try options.external.resolve(algorithms, systems: systems)
+            let targets = chosen.map(SkewSweep.Target.algorithm) + systems.map(SkewSweep.Target.system)
+            if let blind = targets.first(where: { $0.hop == nil }) {
+                throw ValidationError("\(blind.identifier) has no hop to put queries on"
+                                      + (chosen.contains { $0.identifier == blind.identifier } ? " (it has no frames)" : " (its system file gives no frameHopSeconds)"))
+            }
+            let folder = URL(fileURLWithPath: out)
+            var base = options.benchmarkConfiguration(dataset: try options.loadDataset(default: "catalog"), algorithms: [], spec: spec)
+            base.systemStateFolder = systemState.map { URL(fileURLWithPath: $0) }
+                ?? (options.cacheFolder?.deletingLastPathComponent() ?? folder).appendingPathComponent("systems")
+            let sweep = SkewSweep(base: base, steps: steps)
+            var points: [SkewSweep.Point] = []
+            for target in targets {
+                points += try validated {
+                    try sweep.run(target) { results, costs in try BenchmarkReport.write(results, costs: costs, to: folder.appendingPathComponent(target.identifier)) }
+                }
+            }
+            try SkewReport.write(points, to: folder)
+            print(folder.appendingPathComponent("skew.md").path)
+        }
+    }
+}

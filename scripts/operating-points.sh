@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Operating points (docs/operating-points.md): constellation, Haitsma-Kalker, panako@dense, audfprint and
+# Olaf each at three or four settings of a density-like parameter, side by side in one benchmark on the
+# catalog, accuracy against index size and query CPU. The reference: Reports/operating-points.
+#   scripts/operating-points.sh [--out FOLDER] [more fpbench sweep operating options]
+# Without network, give the systems a local copy: OLAF_SOURCE=~/src/Olaf AUDFPRINT_SOURCE=~/src/audfprint.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=Reports/latest/operating-points
+if [ "${1:-}" = --out ]; then out=$2; shift 2; fi
+scripts/fetch-dataset.sh catalog
+swift build -c release --product fpbench
+Systems/olaf/install.sh
+Systems/audfprint/install.sh
+.build/release/fpbench sweep operating --dataset catalog --no-cache --system-state .fpbench-cache/systems \
+    --point constellation.fanOut=1,3,10 --point haitsma-kalker.hop=32,64,128,256 \
+    --point panako@dense.peakBinRadius=15,25,40 \
+    --system Systems/audfprint/audfprint.json --point audfprint.density=10,20,60,180 \
+    --system Systems/olaf/olaf.json --point olaf.filter_size_time=12,24,48 \
+    --out "$out" "$@"
