@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Operating points (docs/operating-points.md): constellation, Haitsma-Kalker, panako@dense, audfprint and
 # Olaf each at three or four settings of a density-like parameter, side by side in one benchmark on the
-# catalog, accuracy against index size and query CPU. The reference: Reports/operating-points.
-#   scripts/operating-points.sh [--out FOLDER] [more fpbench sweep operating options]
+# catalog, accuracy against index size and query CPU; then sub-frame time skew (fpbench sweep skew) for the
+# same five and constellation without its query shifts, into FOLDER/skew. The reference: Reports/operating-points.
+#   scripts/operating-points.sh [--out FOLDER]
 # Without network, give the systems a local copy: OLAF_SOURCE=~/src/Olaf AUDFPRINT_SOURCE=~/src/audfprint.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=Reports/latest/operating-points
-if [ "${1:-}" = --out ]; then out=$2; shift 2; fi
+if [ "${1:-}" = --out ]; then out=$2; fi
 scripts/fetch-dataset.sh catalog
 swift build -c release --product fpbench
 Systems/olaf/install.sh
@@ -17,4 +18,7 @@ Systems/audfprint/install.sh
     --point panako@dense.peakBinRadius=15,25,40 \
     --system Systems/audfprint/audfprint.json --point audfprint.density=10,20,60,180 \
     --system Systems/olaf/olaf.json --point olaf.filter_size_time=12,24,48 \
-    --out "$out" "$@"
+    --out "$out"
+.build/release/fpbench sweep skew --dataset catalog --system-state .fpbench-cache/systems \
+    --algorithms constellation constellation@queryShifts=1 haitsma-kalker panako@dense \
+    --system Systems/audfprint/audfprint.json --system Systems/olaf/olaf.json --out "$out/skew"

@@ -80,18 +80,8 @@ struct BenchmarkCommand: ParsableCommand {
 
     func run() throws {
         let dataset = try options.loadDataset(default: "catalog")
-        var spec = try validated { try self.spec.map(BenchmarkSpec.load) ?? BenchmarkSpec() }
-        if !lengths.isEmpty { spec.queryLengths = lengths }
-        if let queries { spec.queriesPerLength = queries }
-        if let negatives { spec.negativesPerLength = negatives }
-        if !conditions.isEmpty {
-            let known = spec.conditions.map(\.id)
-            for id in conditions where !known.contains(id) {
-                throw ValidationError("unknown condition '\(id)'; known: \(known.joined(separator: ", "))")
-            }
-            spec.conditions = spec.conditions.filter { conditions.contains($0.id) }
-        }
-        try validated { try spec.validate(path: "options") }
+        let spec = try BenchmarkChoice.spec(try validated { try self.spec.map(BenchmarkSpec.load) ?? BenchmarkSpec() },
+                                            lengths: lengths, conditions: conditions, queries: queries, negatives: negatives)
         let systems = try (system + (spec.systems ?? [])).map { file in try validated { try OutsideSystem(file: file) } }
         let chosen = try options.external.resolve(algorithms, systems: systems)
         var configuration = options.benchmarkConfiguration(dataset: dataset, algorithms: chosen, spec: spec,
@@ -115,8 +105,7 @@ struct BenchmarkCommand: ParsableCommand {
         configuration.keepAudioFolder = folder
         configuration.keepAudioLimitBytes = keep.limitBytes
         configuration.systems = try options.external.apply(to: systems)
-        configuration.systemStateFolder = systemState.map { URL(fileURLWithPath: $0) }
-            ?? (options.cacheFolder?.deletingLastPathComponent() ?? folder).appendingPathComponent("systems")
+        configuration.systemStateFolder = BenchmarkChoice.systemState(systemState, options: options, out: folder)
         try Self.run(configuration, writingTo: folder)
     }
 

@@ -39,6 +39,16 @@ struct SweepCommand: ParsableCommand {
         @Option(help: "Sweep only part I of N of the algorithms (algorithm i in part i mod N; I from 0): each algorithm's levels and bisections are its own, so `fpbench merge` gathers the parts' sweep.json into the whole sweep.")
         var shard: String?
 
+        /// With --benchmark: the options only the thesis suite's sweep takes are refused, not ignored.
+        func refuseSuiteOnlyOptions() throws {
+            let given = [shard.map { _ in "--shard" }, tolerance.map { _ in "--tolerance" }, imageGrid ? "--image-grid" : nil,
+                         draws.count != 1 ? "--queries-per-source" : nil].compactMap { $0 }
+            guard given.isEmpty else {
+                throw ValidationError("\(given.joined(separator: ", ")) \(given.count == 1 ? "is" : "are") for the thesis suite's sweep; with --benchmark, "
+                                      + "use --queries and --negatives, and split a benchmark sweep with `fpbench benchmark --spec` and --shard instead")
+            }
+        }
+
         func run(axis: SweepAxis, levels: [Double], thresholds: [Double], defaultTolerance: Double, out: String) throws {
             if let tolerance, !(tolerance.isFinite && tolerance > 0) { throw ValidationError("--tolerance must be a positive number, got \(tolerance)") }
             let started = Date()

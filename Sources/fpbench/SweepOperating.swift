@@ -33,23 +33,12 @@ extension SweepCommand {
         @Option(parsing: .upToNextOption, help: "Query lengths in seconds.") var lengths: [Double] = [5, 10]
         @Option(parsing: .upToNextOption, help: "Condition ids (`fpbench benchmark --help` lists them).")
         var conditions: [String] = ["clean", "white-0dB", "babble-5dB", "room-0.8s"]
-        @Option(help: "Positions per query length, each degraded under every condition (default 100).") var queries: Int?
-        @Option(help: "Negative queries per query length, half to calibrate each threshold, half held out (default 1,000).") var negatives: Int?
-        @Option(help: "Where outside systems keep their indexes (default: systems/ beside the fingerprint cache).") var systemState: String?
+        @OptionGroup var counts: BenchmarkCounts
         @Option(help: "Output folder.") var out = "runs/operating-points"
         @OptionGroup var options: RunOptions
 
         func run() throws {
-            var spec = BenchmarkSpec()
-            spec.queryLengths = lengths
-            if let queries { spec.queriesPerLength = queries }
-            if let negatives { spec.negativesPerLength = negatives }
-            let known = spec.conditions.map(\.id)
-            if let unknown = conditions.first(where: { !known.contains($0) }) {
-                throw ValidationError("unknown condition '\(unknown)'; known: \(known.joined(separator: ", "))")
-            }
-            spec.conditions = conditions.compactMap { id in spec.conditions.first { $0.id == id } }
-            try validated { try spec.validate(path: "options") }
+            let spec = try counts.spec(lengths: lengths, conditions: conditions)
             let systems = try system.map { file in try validated { try OutsideSystem(file: file) } }
             var algorithms: [AnyAlgorithm] = [], variants: [OutsideSystem] = []
             for point in try points.map(Self.parse) {
@@ -70,8 +59,7 @@ extension SweepCommand {
             let folder = URL(fileURLWithPath: out)
             var configuration = options.benchmarkConfiguration(dataset: try options.loadDataset(default: "catalog"), algorithms: algorithms, spec: spec)
             configuration.systems = variants
-            configuration.systemStateFolder = systemState.map { URL(fileURLWithPath: $0) }
-                ?? (options.cacheFolder?.deletingLastPathComponent() ?? folder).appendingPathComponent("systems")
+            configuration.systemStateFolder = BenchmarkChoice.systemState(counts.systemState, options: options, out: folder)
             try BenchmarkCommand.run(configuration, writingTo: folder)
         }
 

@@ -41,6 +41,7 @@ extension SweepCommand {
             let folder = URL(fileURLWithPath: out ?? "runs/sweep-\(algorithmParameter)")
             let axisLabel = "\(name) \(parameter)"
             if target.benchmark {
+                guard draws.count == 1 else { throw ValidationError("--queries-per-source is for the thesis suite's sweep; with --benchmark, use --queries") }
                 var base = try target.configuration(options, algorithms: [name])
                 guard let chosen = base.spec.conditions.first(where: { $0.id == condition }) else {
                     throw ValidationError("unknown condition '\(condition)'; known: \(base.spec.conditions.map(\.id).joined(separator: ", "))")

@@ -24,25 +24,14 @@ extension SweepCommand {
         @Option(help: "Shares of a hop: the queries are moved by 0, 1/steps, ... 1 hop.") var steps = 4
         @Option(parsing: .upToNextOption, help: "Query lengths in seconds.") var lengths: [Double] = [5, 10]
         @Option(parsing: .upToNextOption, help: "Condition ids (`fpbench benchmark --help` lists them).") var conditions: [String] = ["clean", "white-0dB"]
-        @Option(help: "Positions per query length (default 100).") var queries: Int?
-        @Option(help: "Negative queries per query length, half to calibrate each threshold, half held out (default 1,000).") var negatives: Int?
-        @Option(help: "Where outside systems keep their indexes (default: systems/ beside the fingerprint cache).") var systemState: String?
+        @OptionGroup var counts: BenchmarkCounts
         @Option(help: "Output folder.") var out = "runs/skew"
         @OptionGroup var options: RunOptions
 
         func run() throws {
             guard (1...20).contains(steps) else { throw ValidationError("--steps: 1 to 20") }
             guard !algorithms.isEmpty || !system.isEmpty else { throw ValidationError("name at least one algorithm (--algorithms) or system (--system)") }
-            var spec = BenchmarkSpec()
-            spec.queryLengths = lengths
-            if let queries { spec.queriesPerLength = queries }
-            if let negatives { spec.negativesPerLength = negatives }
-            let known = spec.conditions.map(\.id)
-            if let unknown = conditions.first(where: { !known.contains($0) }) {
-                throw ValidationError("unknown condition '\(unknown)'; known: \(known.joined(separator: ", "))")
-            }
-            spec.conditions = conditions.compactMap { id in spec.conditions.first { $0.id == id } }
-            try validated { try spec.validate(path: "options") }
+            let spec = try counts.spec(lengths: lengths, conditions: conditions)
             let systems = try options.external.apply(to: try system.map { file in try validated { try OutsideSystem(file: file) } })
             let chosen = algorithms.isEmpty ? [] : try options.external.resolve(algorithms, systems: systems)
             let targets = chosen.map(SkewSweep.Target.algorithm) + systems.map(SkewSweep.Target.system)
@@ -52,8 +41,7 @@ extension SweepCommand {
             }
             let folder = URL(fileURLWithPath: out)
             var base = options.benchmarkConfiguration(dataset: try options.loadDataset(default: "catalog"), algorithms: [], spec: spec)
-            base.systemStateFolder = systemState.map { URL(fileURLWithPath: $0) }
-                ?? (options.cacheFolder?.deletingLastPathComponent() ?? folder).appendingPathComponent("systems")
+            base.systemStateFolder = BenchmarkChoice.systemState(counts.systemState, options: options, out: folder)
             let sweep = SkewSweep(base: base, steps: steps)
             var points: [SkewSweep.Point] = []
             for target in targets {

@@ -39,6 +39,7 @@ extension SweepCommand {
             try validated { try SweepAxis.stage(axis).check(levels) }
             let folder = out ?? "runs/sweep-\(unit)-\(parameter)"
             if target.benchmark {
+                try common.refuseSuiteOnlyOptions()
                 let started = Date()
                 let (points, results, _) = try validated { try BenchmarkSweep(base: try target.configuration(common.options, algorithms: common.algorithms)).run(axis, levels: levels) }
                 try target.write(points, axis: .stage(axis), thresholds: [0.9, 0.5], results: results, out: folder)

@@ -113,6 +113,15 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(blind.errors.contains("envelope-example has no hop to put queries on (its system file gives no frameHopSeconds)"), blind.errors)
     }
 
+    /// A benchmark sweep refuses the suite sweep's options instead of ignoring them (each Slurm part of a
+    /// `--shard`ed benchmark sweep used to do the whole sweep).
+    func testABenchmarkSweepRefusesTheSuitesOptions() throws {
+        let refused = try fpbench(["sweep", "stage", "--unit", "speed", "--parameter", "factor", "--from", "0.9", "--to", "1.1", "--step", "0.1",
+                                   "--benchmark", "--shard", "0/2", "--queries-per-source", "3"])
+        XCTAssertEqual(refused.status, 64, refused.errors)
+        XCTAssertTrue(refused.errors.contains("--shard, --queries-per-source are for the thesis suite's sweep"), refused.errors)
+    }
+
     /// RFC 4180 read back: the rows of a CSV file as fields (quoted fields may hold commas and doubled quotes).
     func csvRows(_ text: String) -> [[String]] {
         var rows: [[String]] = [], row: [String] = [], field = "", quoted = false, previous: Character = " "
