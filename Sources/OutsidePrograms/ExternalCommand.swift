@@ -25,6 +25,8 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
         /// How to get the command, shown when it is missing.
         public var install: String
         public var parameters: [Parameter]
+        /// Wall-clock seconds one call may take before it is killed and named (absent: `defaultTimeoutSeconds`).
+        public var timeoutSeconds: Double?
     }
 
     /// How the command prints its words.
@@ -53,6 +55,9 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
     public init(configuration: Configuration) throws {
         guard configuration.command.contains("{input}") else {
             throw ExternalCommandError(command: configuration.command, reason: "the command must contain {input}")
+        }
+        if let limit = configuration.timeoutSeconds, !(limit > 0 && limit <= 86_400) {
+            throw ExternalCommandError(command: configuration.command, reason: "timeoutSeconds: above 0 and at most 86,400")
         }
         self.configuration = configuration
     }
@@ -130,14 +135,15 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
     }
 
     /// A fingerprint of an hour takes fpcalc well under a second; ten minutes means the command hangs.
-    static let timeoutSeconds = 600.0
+    public static let defaultTimeoutSeconds = 600.0
 
     private func run(_ arguments: [String]) throws -> Data {
         guard let program = executablePath(arguments[0]) else {
             throw ExternalCommandError(command: arguments, reason: "\(arguments[0]) \(notRunnable(arguments[0])) (not installed? \(configuration.install))")
         }
         let child: ChildRun
-        do { child = try ChildRun.run(program, Array(arguments.dropFirst()), timeout: Self.timeoutSeconds, keepErrors: true) } catch {
+        do { child = try ChildRun.run(program, Array(arguments.dropFirst()),
+                                                timeout: configuration.timeoutSeconds ?? Self.defaultTimeoutSeconds, keepErrors: true) } catch {
             throw ExternalCommandError(command: arguments, reason: "cannot start: \(error)")
         }
         guard child.status == 0, !child.timedOut, !child.flooded else {

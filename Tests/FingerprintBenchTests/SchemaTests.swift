@@ -163,6 +163,30 @@ struct SchemaValidator {
         #expect(throws: (any Error).self) { try Suite.load(file.path) }
     }
 
+    /// Every external algorithm file shipped in Algorithms/ matches the algorithm schema and loads; a misspelt
+    /// field or a time limit of 0 matches neither.
+    @Test func algorithmFilesMatchTheirSchema() throws {
+        let schema = try JSON.parse(try Data(contentsOf: Self.folder.appendingPathComponent("algorithm.schema.json")))
+        let v = SchemaValidator(schemas: ["urn:fpbench:algorithm:1": schema])
+        let folder = repositoryRoot.appendingPathComponent("Algorithms")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        #expect(files.count >= 2)
+        for name in files {
+            let path = folder.appendingPathComponent(name).path, text = try String(contentsOfFile: path, encoding: .utf8)
+            let found = v.errors(try JSON.parse(Data(text.utf8)), schema, base: "urn:fpbench:algorithm:1")
+            #expect(found.isEmpty, "\(found) in \(name)")
+            #expect(throws: Never.self) { try ExternalAlgorithm.load(path) }
+            let misspelt = text.replacingOccurrences(of: "\"displayName\"", with: "\"displayname\"")
+            #expect(!v.errors(try JSON.parse(Data(misspelt.utf8)), schema, base: "urn:fpbench:algorithm:1").isEmpty)
+            let stopped = text.replacingOccurrences(of: "\"install\"", with: "\"timeoutSeconds\": 0, \"install\"")
+            #expect(!v.errors(try JSON.parse(Data(stopped.utf8)), schema, base: "urn:fpbench:algorithm:1").isEmpty)
+            let copy = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-schema-\(UUID().uuidString).json")
+            try Data(stopped.utf8).write(to: copy)
+            defer { try? FileManager.default.removeItem(at: copy) }
+            #expect { try ExternalAlgorithm.load(copy.path) } throws: { "\($0)".contains("timeoutSeconds: above 0 and at most 86,400") }
+        }
+    }
+
     /// Every system file shipped in Systems/ matches the system schema and loads; a misspelt field matches neither.
     @Test func systemFilesMatchTheirSchema() throws {
         let schema = try JSON.parse(try Data(contentsOf: Self.folder.appendingPathComponent("system.schema.json")))
