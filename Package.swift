@@ -26,11 +26,13 @@ let package = Package(
 
         // FFmpeg's headers (libavformat-dev, libavcodec-dev, libswresample-dev, libavutil-dev), its libraries loaded on first use.
         .target(name: "CFFmpeg", path: "Sources/CFFmpeg", linkerSettings: [.linkedLibrary("dl")]),
+        // renameat2's exchange, which Swift's Glibc module does not expose (an outside system's index put in place).
+        .target(name: "CFiles", path: "Sources/CFiles"),
         .target(name: "AudioIO", dependencies: ["CFFmpeg", "CSndFile", "CSoxr"]),
         .target(name: "DSP", dependencies: ["CFFTW", "CGSL"]),
         .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP", "CXXHash"]),
         .target(name: "Degradation", dependencies: ["AudioIO", "DSP", "CRubberBand"]),
-        .target(name: "OutsidePrograms", dependencies: ["AudioIO", "Fingerprinting"]),
+        .target(name: "OutsidePrograms", dependencies: ["AudioIO", "Fingerprinting", "CFiles"]),
         .target(name: "Evaluation", dependencies: ["Fingerprinting", "Degradation", "OutsidePrograms", "CCrypto"]),
         .target(name: "Reporting", dependencies: ["Evaluation"]),
         .executableTarget(name: "fpbench", dependencies: [

@@ -1,4 +1,5 @@
 import AudioIO
+import CFiles
 import Foundation
 
 /// An outside system run through its system file: checked, given a catalog to index, asked about query
@@ -114,10 +115,17 @@ public struct OutsideSystem: Sendable {
                                peakResidentBytes: run.peakResidentBytes, bytesOnDisk: Self.bytes(in: building))
         let record = IndexRecord(version: version, tracks: tracks, listed: listed, costs: costs)
         try JSONEncoder().encode(record).write(to: building.appendingPathComponent(Self.recordName))
-        try? fm.removeItem(at: state)
-        try fm.createDirectory(at: state.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try fm.moveItem(at: building, to: state)
+        try Self.putInPlace(building, as: state)
         return (record, false)
+    }
+
+    /// `building` becomes `state` in one step: renamed when there is no `state`, else exchanged with it (the
+    /// old index is left in `building`, for its caller to remove), so another process (a shard starting at
+    /// the same moment) finds the old index or the new, never none.
+    static func putInPlace(_ building: URL, as state: URL) throws {
+        try FileManager.default.createDirectory(at: state.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if rename(building.path, state.path) == 0 || ((errno == ENOTEMPTY || errno == EEXIST) && cfiles_exchange(building.path, state.path) == 0) { return }
+        throw SystemError(system: state.lastPathComponent, reason: "its index cannot be put in place: \(String(cString: strerror(errno)))")
     }
 
     /// Half-built indexes of `state` left by processes that are gone (a run killed while indexing).

@@ -316,3 +316,22 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         #expect(Date().timeIntervalSince(started) < 10)
     }
 }
+
+/// A system's index is put in place in one step: renamed when there is none, exchanged with the old one
+/// otherwise (the old left where the new was built, for its builder to remove), so no reader finds none.
+@Suite struct SystemIndexPlacementTests {
+    @Test func anIndexReplacesTheOldInOneStep() throws {
+        let folder = temporaryFolder(), state = folder.appendingPathComponent("olaf-key"), building = folder.appendingPathComponent(".olaf-key-1")
+        func make(_ url: URL, _ name: String) throws {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            try Data(name.utf8).write(to: url.appendingPathComponent("index"))
+        }
+        let read = { (url: URL) in try String(contentsOf: url.appendingPathComponent("index"), encoding: .utf8) }
+        try make(building, "first")
+        try OutsideSystem.putInPlace(building, as: state)
+        #expect(try read(state) == "first" && !FileManager.default.fileExists(atPath: building.path))
+        try make(building, "second")
+        try OutsideSystem.putInPlace(building, as: state)
+        #expect(try read(state) == "second" && read(building) == "first")
+    }
+}
