@@ -25,11 +25,7 @@ enum OperatingReport {
         String(format: "operating-%@-%gs-%@.svg", axis, length, condition)
     }
 
-    static func cells(_ o: OperatingPoints) -> [(Double, String)] {
-        var seen: [(Double, String)] = []
-        for p in o.points where !seen.contains(where: { $0 == (p.length, p.condition) }) { seen.append((p.length, p.condition)) }
-        return seen
-    }
+    static func cells(_ o: OperatingPoints) -> [(Double, String)] { SweepReport.cells(o.points, length: \.length, condition: \.condition) }
 
     static func names(_ o: OperatingPoints) -> [String] { SweepReport.orderedUnique(o.points.map(\.name)) }
 

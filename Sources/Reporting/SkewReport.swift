@@ -15,11 +15,7 @@ public enum SkewReport {
         }
     }
 
-    static func cells(_ points: [SkewSweep.Point]) -> [(Double, String)] {
-        var seen: [(Double, String)] = []
-        for p in points where !seen.contains(where: { $0 == (p.length, p.condition) }) { seen.append((p.length, p.condition)) }
-        return seen
-    }
+    static func cells(_ points: [SkewSweep.Point]) -> [(Double, String)] { SweepReport.cells(points, length: \.length, condition: \.condition) }
 
     static func figureName(_ length: Double, _ condition: String) -> String { String(format: "skew-%gs-%@.svg", length, condition) }
 

@@ -136,6 +136,13 @@ public enum SweepReport {
         var seen = Set<T>()
         return values.filter { seen.insert($0).inserted }
     }
+
+    /// The (query length, condition) cells of `items`, in the order they first appear.
+    static func cells<T>(_ items: [T], length: (T) -> Double, condition: (T) -> String) -> [(Double, String)] {
+        var seen: [(Double, String)] = []
+        for item in items where !seen.contains(where: { $0 == (length(item), condition(item)) }) { seen.append((length(item), condition(item))) }
+        return seen
+    }
 }
 
 extension SweepReport.Record: ShardedResults {

@@ -20,9 +20,9 @@ extension SweepCommand {
             per algorithm or system through its points, the Pareto front marked. `fpbench report OUT/results.json` \
             writes them again.
 
-            Example (Reports/operating-points):
-              fpbench sweep operating --point constellation.fanOut=1,3,10 --point haitsma-kalker.hop=32,64,128 \\
-                --system Systems/audfprint/audfprint.json --point audfprint.density=10,20,40
+            Examples (scripts/operating-points.sh runs the one in Reports/operating-points):
+              fpbench sweep operating --point constellation.fanOut=1,3,10 --point haitsma-kalker.hop=32,64,128
+              fpbench sweep operating --system Systems/audfprint/audfprint.json --point audfprint.density=10,20,60
             """)
 
         @Option(name: .customLong("point"), help: ArgumentHelp(
