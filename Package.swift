@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 // FingerprintBench: compare audio-fingerprint algorithms on real audio, reproducibly.
 // Layers, one way: C libraries -> AudioIO -> DSP -> Fingerprinting and Degradation -> OutsidePrograms (outside systems, external commands, fpcalc)
-// -> Evaluation -> Reporting -> fpbench.
+// -> Evaluation -> SuiteEvaluation and BenchmarkEvaluation (neither sees the other) -> Reporting -> fpbench.
 import PackageDescription
 
 let package = Package(
@@ -33,13 +33,18 @@ let package = Package(
         .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP", "CXXHash"]),
         .target(name: "Degradation", dependencies: ["AudioIO", "DSP", "CRubberBand"]),
         .target(name: "OutsidePrograms", dependencies: ["AudioIO", "Fingerprinting", "CFiles"]),
+        // What both engines use: datasets, the fingerprint cache, results files and their shards, statistics.
         .target(name: "Evaluation", dependencies: ["Fingerprinting", "Degradation", "OutsidePrograms", "CCrypto"]),
-        .target(name: "Reporting", dependencies: ["Evaluation"]),
+        // The thesis suite: similarity matrices from the four tests.
+        .target(name: "SuiteEvaluation", dependencies: ["Evaluation"]),
+        // The identification benchmark: whole tracks indexed, degraded queries found among them.
+        .target(name: "BenchmarkEvaluation", dependencies: ["Evaluation"]),
+        .target(name: "Reporting", dependencies: ["SuiteEvaluation", "BenchmarkEvaluation"]),
         .executableTarget(name: "fpbench", dependencies: [
-            "Fingerprinting", "AudioIO", "OutsidePrograms", "Evaluation", "Reporting",
+            "Fingerprinting", "AudioIO", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Reporting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "FingerprintBenchTests", dependencies: ["Fingerprinting", "AudioIO", "DSP", "CGSL", "Degradation", "OutsidePrograms", "Evaluation", "Reporting"],
+        .testTarget(name: "FingerprintBenchTests", dependencies: ["Fingerprinting", "AudioIO", "DSP", "CGSL", "Degradation", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Reporting"],
                     path: "Tests/FingerprintBenchTests"),
     ]
 )

@@ -1,5 +1,6 @@
 import Evaluation
 import Foundation
+import SuiteEvaluation
 
 /// Two algorithms side by side on the same run: per test, identified (with 95 % Wilson intervals) / mean
 /// diagonal / margin for each and the deltas, McNemar's exact test on the paired outcomes per test and

@@ -1,5 +1,6 @@
 import Evaluation
 import Foundation
+import SuiteEvaluation
 
 /// Small self-contained SVG figures: readable without the CSV (title, axis labels with units, legend).
 public enum Figures {

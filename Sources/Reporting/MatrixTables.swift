@@ -1,5 +1,6 @@
 import Evaluation
 import Foundation
+import SuiteEvaluation
 
 /// One decimal, as the thesis's tables.
 func percent(_ value: Double?) -> String { value.map { formatted("%.1f", 100 * $0) } ?? "" }

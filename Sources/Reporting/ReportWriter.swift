@@ -1,5 +1,6 @@
 import Evaluation
 import Foundation
+import SuiteEvaluation
 
 /// Writes a run's report folder: results.json, results.csv (every comparison, one per row), catalog.csv
 /// (every catalog answer, one per row), identified.svg (rates with intervals and chance),

@@ -1,5 +1,6 @@
 import Evaluation
 import Foundation
+import SuiteEvaluation
 
 /// summary.md: one table of algorithms × tests (identified, mean diagonal, margin), then the same per
 /// source family, the thesis's own figures beside ours, and what was skipped or failed.

@@ -1,5 +1,6 @@
 import Evaluation
 import Foundation
+import SuiteEvaluation
 
 /// A sweep's report: sweep.csv, sweep.md (with the breaking points and their grid evidence),
 /// accuracy.svg and diagonal.svg, sweep.json, report.html. Written atomically.

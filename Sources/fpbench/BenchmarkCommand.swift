@@ -1,9 +1,10 @@
 import ArgumentParser
+import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
 import Foundation
-import Reporting
 import OutsidePrograms
+import Reporting
 
 struct BenchmarkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,10 @@
 import ArgumentParser
 import AudioIO
+import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
 import Foundation
+import SuiteEvaluation
 
 /// One line on standard error.
 func printError(_ line: String) {

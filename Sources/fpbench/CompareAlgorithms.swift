@@ -2,6 +2,7 @@ import ArgumentParser
 import Evaluation
 import Foundation
 import Reporting
+import SuiteEvaluation
 
 struct CompareAlgorithms: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
 import Foundation
@@ -42,7 +43,7 @@ extension IndexCommand {
         func run() throws {
             let chosen = try algorithm.resolve()
             let started = Date(), reporter = ProgressReporter(progress.mode)
-            let catalog: Catalog, failures: [RunResults.Problem]
+            let catalog: Catalog, failures: [Problem]
             let files = try catalogFiles()
             if files.isEmpty {
                 let data = try validated { try Dataset.load(dataset ?? "catalog") }

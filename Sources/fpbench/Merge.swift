@@ -1,7 +1,9 @@
 import ArgumentParser
+import BenchmarkEvaluation
 import Evaluation
 import Foundation
 import Reporting
+import SuiteEvaluation
 
 struct Merge: ParsableCommand {
     static let configuration = CommandConfiguration(

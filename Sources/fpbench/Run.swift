@@ -1,8 +1,10 @@
 import ArgumentParser
+import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
 import Foundation
 import Reporting
+import SuiteEvaluation
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(

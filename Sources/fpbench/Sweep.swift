@@ -4,6 +4,7 @@ import Evaluation
 import Fingerprinting
 import Foundation
 import Reporting
+import SuiteEvaluation
 
 struct SweepCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

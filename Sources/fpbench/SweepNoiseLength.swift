@@ -5,6 +5,7 @@ import Evaluation
 import Fingerprinting
 import Foundation
 import Reporting
+import SuiteEvaluation
 
 extension SweepCommand {
 

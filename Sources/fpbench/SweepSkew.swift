@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchmarkEvaluation
 import Evaluation
 import Foundation
 import OutsidePrograms

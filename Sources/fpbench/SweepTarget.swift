@@ -1,9 +1,11 @@
-import AudioIO
 import ArgumentParser
+import AudioIO
+import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
 import Foundation
 import Reporting
+import SuiteEvaluation
 
 extension SweepCommand {
     /// Where a sweep runs: the thesis suite (default) or the identification benchmark.

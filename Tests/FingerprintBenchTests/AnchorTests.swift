@@ -1,8 +1,9 @@
 import AudioIO
-import DSP
 import Degradation
+import DSP
 @testable import Fingerprinting
 import Foundation
+import SuiteEvaluation
 import Testing
 
 /// Checks against figures from outside the code: each algorithm's paper, not its own past output.

@@ -1,6 +1,7 @@
 @testable import AudioIO
 import DSP
 import Foundation
+import SuiteEvaluation
 import Testing
 
 @Suite struct AudioRoundTripTests {

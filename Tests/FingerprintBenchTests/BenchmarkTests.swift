@@ -1,9 +1,11 @@
 import AudioIO
+import BenchmarkEvaluation
 import DSP
 import Evaluation
 import Fingerprinting
 import Foundation
 import Reporting
+import SuiteEvaluation
 import Testing
 
 /// The small benchmark catalog (built by `scripts/fetch-dataset.sh catalog-ci`).

@@ -1,7 +1,9 @@
 import AudioIO
+@testable import BenchmarkEvaluation
 @testable import Evaluation
 import Fingerprinting
 import Foundation
+@testable import SuiteEvaluation
 import Testing
 
 /// A user's own music as a benchmark's catalog: a folder of tracks with negatives (no manifest), or a

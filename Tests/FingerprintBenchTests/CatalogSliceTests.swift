@@ -1,9 +1,11 @@
 import AudioIO
+import BenchmarkEvaluation
 import Degradation
 import DSP
 import Evaluation
 @testable import Fingerprinting
 import Foundation
+import SuiteEvaluation
 import Testing
 
 /// A catalog split into slices answers as the whole, match for match: queries at tracks' edges, noisy

@@ -1,8 +1,9 @@
 import AudioIO
 import DSP
+import Evaluation
 import Fingerprinting
 import Foundation
-import Evaluation
+import SuiteEvaluation
 import Testing
 
 /// The conformance kit: every registered algorithm passes these automatically, so a new one is checked

@@ -1,6 +1,7 @@
 import CGSL
 import DSP
 import Foundation
+import SuiteEvaluation
 import Testing
 
 @Suite struct FFTTests {

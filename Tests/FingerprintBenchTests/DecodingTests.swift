@@ -1,5 +1,6 @@
 @testable import AudioIO
 import Foundation
+import SuiteEvaluation
 import Testing
 
 /// Every container and codec of a researcher's collection, made at test time by `ffmpeg` from a real stereo

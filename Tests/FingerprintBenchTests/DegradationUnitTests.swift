@@ -1,8 +1,9 @@
 import AudioIO
-import DSP
 @testable import Degradation
+import DSP
 @testable import Evaluation
 import Foundation
+@testable import SuiteEvaluation
 import Testing
 
 /// Each unit meets its definition on generated audio.

@@ -5,6 +5,7 @@ import Evaluation
 import Fingerprinting
 import Foundation
 import Reporting
+import SuiteEvaluation
 import Testing
 
 /// The CI dataset's manifest, pointing at the fetched audio.

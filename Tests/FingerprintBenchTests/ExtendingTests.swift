@@ -3,8 +3,9 @@ import DSP
 @testable import Evaluation
 @testable import Fingerprinting
 import Foundation
-import Reporting
 @testable import OutsidePrograms
+import Reporting
+@testable import SuiteEvaluation
 import Testing
 
 @Suite struct ExternalAlgorithmTests {

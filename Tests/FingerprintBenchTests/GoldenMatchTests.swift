@@ -3,6 +3,7 @@ import DSP
 import Evaluation
 import Fingerprinting
 import Foundation
+import SuiteEvaluation
 import Testing
 
 /// Golden matches: what every algorithm and named variant answers for a fixed noisy query, pinned as one

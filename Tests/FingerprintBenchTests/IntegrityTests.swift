@@ -1,7 +1,9 @@
 import AudioIO
+@testable import BenchmarkEvaluation
 @testable import Evaluation
 import Fingerprinting
 import Foundation
+@testable import SuiteEvaluation
 import Testing
 
 /// Seeded damage to what fpbench writes and reads back (index files, fingerprint cache entries, merge

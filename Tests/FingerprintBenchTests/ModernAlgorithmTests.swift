@@ -2,6 +2,7 @@ import AudioIO
 import DSP
 @testable import Fingerprinting
 import Foundation
+import SuiteEvaluation
 import Testing
 
 @Suite struct ModernAlgorithmTests {

@@ -1,8 +1,10 @@
+import BenchmarkEvaluation
 import DSP
-import Fingerprinting
 import Evaluation
+import Fingerprinting
 import Foundation
 import Reporting
+import SuiteEvaluation
 import Testing
 
 /// Calibration out of sample by recording: the halves never share a recording, windows of one recording

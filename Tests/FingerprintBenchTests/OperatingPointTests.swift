@@ -1,6 +1,8 @@
+@testable import BenchmarkEvaluation
 @testable import Evaluation
 import Foundation
 @testable import Reporting
+@testable import SuiteEvaluation
 import Testing
 
 /// Operating points: which identifiers form a sweep, the Pareto front, the best point within a budget.

@@ -1,5 +1,7 @@
+import BenchmarkEvaluation
 import Evaluation
 import Foundation
+import SuiteEvaluation
 import Testing
 
 /// The benchmark's outcome rules on constructed answers: what counts as correct, as the right recording at

@@ -1,4 +1,5 @@
 import Foundation
+import SuiteEvaluation
 import Testing
 
 /// The small reference run (`scripts/ci-reference.sh`: the thesis suite on `ci`, the benchmark on

@@ -1,9 +1,11 @@
 import AudioIO
+@testable import BenchmarkEvaluation
 @testable import Evaluation
 import Fingerprinting
 import Foundation
-import Reporting
 import OutsidePrograms
+import Reporting
+@testable import SuiteEvaluation
 import Testing
 
 /// Damaged and odd input, as a careful tester brings it: a named reason, never a trap, never silent padding.
@@ -302,7 +304,7 @@ func oggWithADamagedPacket(_ file: String, to out: String) throws {
     let queries = [("a.ogg", false), ("b.ogg", false), ("b.ogg", false), ("b.ogg", true), ("c.ogg", false)].enumerated().map {
         BenchmarkQuery(id: "q\($0.offset)", length: 10, file: $0.element.0, start: 0, negative: $0.element.1)
     }
-    var skipped: [RunResults.Problem] = []
+    var skipped: [Problem] = []
     let kept = Benchmark.fromIndexedTracks(queries, unindexed: ["b.ogg"], skipped: &skipped)
     #expect(kept.map(\.id) == ["q0", "q3", "q4"])  // a negative from the same file is no ground truth: kept
     #expect(skipped.count == 1 && skipped[0].item == "2 queries cut from b.ogg" && skipped[0].reason.contains("not in every index"))

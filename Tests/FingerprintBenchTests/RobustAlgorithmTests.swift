@@ -3,6 +3,7 @@ import Degradation
 import DSP
 @testable import Fingerprinting
 import Foundation
+import SuiteEvaluation
 import Testing
 
 /// Panako and the quads: hashes that a change of speed, tempo or pitch leaves alone, and matching along

@@ -1,6 +1,7 @@
-import DSP
 import Degradation
+import DSP
 import Foundation
+import SuiteEvaluation
 import Testing
 
 /// Our shoebox room (`ShoeboxRoom`) against pyroomacoustics on the same rooms (scripts/room_reference.py,

@@ -2,6 +2,7 @@ import Degradation
 import Evaluation
 import Foundation
 import OutsidePrograms
+import SuiteEvaluation
 import Testing
 
 /// A JSON value, decoded strictly (a boolean is never a number).

@@ -1,7 +1,9 @@
 import AudioIO
+@testable import BenchmarkEvaluation
 import Degradation
 @testable import Evaluation
 import Foundation
+@testable import SuiteEvaluation
 import Testing
 
 /// Sub-frame time skew: the skip stage, query starts on a frame grid, and the sweep end to end.

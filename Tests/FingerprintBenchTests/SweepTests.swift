@@ -1,10 +1,9 @@
 import Evaluation
 import Fingerprinting
 import Foundation
-#if canImport(FoundationXML)
 import FoundationXML
-#endif
 import Reporting
+import SuiteEvaluation
 import Testing
 
 @Suite struct SweepTests {

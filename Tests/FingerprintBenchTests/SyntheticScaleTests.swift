@@ -1,7 +1,9 @@
 import AudioIO
+@testable import BenchmarkEvaluation
 @testable import Evaluation
 import Fingerprinting
 import Foundation
+@testable import SuiteEvaluation
 import Testing
 
 /// The synthetic scale test's parts: a synthetic track keeps its model's timing and draws its keys from

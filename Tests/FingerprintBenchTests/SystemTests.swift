@@ -1,9 +1,11 @@
 import AudioIO
+import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
 import Foundation
-import Reporting
 @testable import OutsidePrograms
+import Reporting
+import SuiteEvaluation
 import Testing
 
 /// The repository's folder (the system files are found from it).

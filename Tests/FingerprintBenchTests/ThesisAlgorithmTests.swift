@@ -2,6 +2,7 @@ import AudioIO
 import DSP
 import Fingerprinting
 import Foundation
+import SuiteEvaluation
 import Testing
 
 /// The CI dataset's four real recordings with the 9 s reference windows of the default dataset.

@@ -3,6 +3,7 @@ import DSP
 @testable import Evaluation
 import Fingerprinting
 import Foundation
+@testable import SuiteEvaluation
 import Testing
 
 @Suite struct VariantTests {

@@ -22,6 +22,8 @@ public struct AnyAlgorithm: Sendable {
     public let minimumDuration: Double
     public let offsetResolution: Double?
     public let rawFigureName: String
+    /// What it can do beyond fingerprinting and comparing (`Capabilities`).
+    public private(set) var capabilities: Capabilities
     private let fingerprintBody: @Sendable (Audio, FingerprintRole) throws -> any Fingerprint
     private let isMatchBody: @Sendable (Comparison) -> Bool
     private let makeIndexBody: @Sendable () -> any AnyIndexBox
@@ -41,6 +43,7 @@ public struct AnyAlgorithm: Sendable {
     public init<A: FingerprintAlgorithm & Parameterized>(_ algorithm: A) {
         self.init(algorithm, identifier: algorithm.identifier, variants: Self.varying(algorithm))
         settable = Mirror(reflecting: algorithm.parameters).children.compactMap(\.label)
+        capabilities.insert(.variants)
     }
 
     /// Variants of `algorithm`, each of which can be varied again (`--set panako@dense.peakBinRadius=40`).
@@ -50,6 +53,7 @@ public struct AnyAlgorithm: Sendable {
             let changed = A(parameters: try algorithm.parameters.setting(values))
             var variant = AnyAlgorithm(changed, identifier: identifier, variants: varying(changed))
             variant.settable = Mirror(reflecting: changed.parameters).children.compactMap(\.label)
+            variant.capabilities.insert(.variants)
             return variant
         }
     }
@@ -71,6 +75,7 @@ public struct AnyAlgorithm: Sendable {
         minimumDuration = algorithm.minimumDuration
         offsetResolution = algorithm.offsetResolution
         rawFigureName = algorithm.rawFigureName
+        capabilities = Self.capabilities(of: algorithm)
         fingerprintBody = { try algorithm.fingerprint($0, role: $1) }
         isMatchBody = { algorithm.isMatch($0) }
         makeIndexBody = { IndexBox(algorithm.makeIndex()) }
@@ -86,6 +91,17 @@ public struct AnyAlgorithm: Sendable {
         sliceBody = { print, start, duration in
             (print as! A.Print).slice(from: start, duration: duration).map { ($0.print, $0.start) }
         }
+    }
+
+    /// What `algorithm`'s types show it can do, and what it declares.
+    private static func capabilities<A: FingerprintAlgorithm>(of algorithm: A) -> Capabilities {
+        let index = algorithm.makeIndex()
+        var found = algorithm.declaredCapabilities
+        if index.isIndexed { found.insert(.indexed) }
+        if index is any PostingsHolder { found.insert(.sliceable) }
+        if A.Print.self is any KeyedFingerprint.Type { found.insert(.scalable) }
+        if algorithm is any StreamingFingerprinting { found.insert(.streaming) }
+        return found
     }
 
     /// This algorithm with `values` changed, named `identifier` ("constellation@fanOut=5").

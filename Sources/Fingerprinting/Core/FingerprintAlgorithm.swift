@@ -96,6 +96,12 @@ extension FingerprintAlgorithm where Index == BruteForceIndex<Print> {
     public func makeIndex() -> Index { BruteForceIndex() }
 }
 
+extension FingerprintAlgorithm {
+    /// What the algorithm declares it can do that its types do not show (`Capabilities.timeFactor`); the rest
+    /// is found from its types (`AnyAlgorithm.capabilities`).
+    public var declaredCapabilities: Capabilities { [] }
+}
+
 /// Whether audio is a reference (stored in a catalog) or a query (looked up).
 public enum FingerprintRole: String, Sendable, Codable {
     case reference, query

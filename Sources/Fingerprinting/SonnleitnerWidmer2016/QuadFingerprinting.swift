@@ -60,6 +60,8 @@ public struct QuadFingerprinting: FramedFingerprinting, Parameterized {
     public var sampleRate: Double { parameters.sampleRate }
     public var rawFigureName: String { "reference quads aligned on the time line" }
     public var offsetResolution: Double? { step }
+    /// Its hashes are ratios that a change of speed leaves alone; the match finds the time factor (`TimeLineMatcher`).
+    public var declaredCapabilities: Capabilities { .timeFactor }
     public var minimumDuration: Double { Double(parameters.fftSize + parameters.hop * min(parameters.referenceWindowStart, parameters.queryWindowStart)) / sampleRate }
     var step: Double { Double(parameters.hop) / sampleRate }
 

@@ -1,5 +1,6 @@
 import Evaluation
 import Foundation
+import SuiteEvaluation
 
 /// A suite run's report.html: the summary (each cell opens the queries behind it), every similarity
 /// matrix as a heat map (own source outlined, each row's top answer dotted: a dot inside the outline is

@@ -1,0 +1,264 @@
+import AudioIO
+import Degradation
+import DSP
+import Evaluation
+import Fingerprinting
+import Foundation
+import OutsidePrograms
+
+/// The identification benchmark: index whole catalog tracks once, then find seeded, degraded queries
+/// among them through each algorithm's own index, in named phases:
+/// read the catalog → draw the queries → index (decode each track once for every algorithm) →
+/// query (cut, degrade, fingerprint, search) → scaling (optional) → results and costs.
+public struct Benchmark {
+    /// Answers kept per query (hit@5 needs five).
+    static let answersKept = 5
+
+    let configuration: BenchmarkConfiguration
+    public init(_ configuration: BenchmarkConfiguration) { self.configuration = configuration }
+
+    /// The catalog's tracks indexed by every algorithm (phases 1 and 3 alone), for `fpbench index build`:
+    /// each catalog names its references by their files; tracks that could not be read are listed.
+    public func buildCatalogs() throws -> (catalogs: [Catalog], failures: [Problem]) {
+        let c = configuration
+        var failures: [Problem] = []
+        guard let section = c.dataset.manifest.catalog, !section.tracks.isEmpty else {
+            throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog section: an index needs whole tracks. " + Dataset.catalogHelp)
+        }
+        let (tracks, _) = readable(section.tracks, failures: &failures)
+        let progress = ProgressReporter(c.progress)
+        progress.start("indexing", total: tracks.count)
+        let indexed = indexCatalog(tracks, algorithms: c.algorithms, progress: progress)
+        progress.finish()
+        for (t, failure) in indexed.failures { failures.append(.init(item: "catalog \(tracks[t])", reason: failure, file: tracks[t])) }
+        let catalogs = c.algorithms.indices.map { a in
+            let catalog = Catalog(algorithm: c.algorithms[a])
+            for t in tracks.indices { if let p = indexed.prints[a][t] { catalog.add(p, name: tracks[t], checksum: indexed.checksums[t]) } }
+            catalog.seal()
+            return catalog
+        }
+        return (catalogs, failures)
+    }
+
+    public func run() throws -> (results: BenchmarkResults, costs: BenchmarkCosts) {
+        let started = Date(), c = configuration
+        let names = c.algorithms.map(\.identifier) + c.systems.map(\.identifier)
+        if let twice = Dictionary(grouping: names, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+            throw DatasetError(path: "the run's algorithms and systems", reason: "'\(twice)' names two of them, whose answers would share one row; "
+                               + "give the system file another identifier")
+        }
+        let progress = ProgressReporter(c.progress)
+        var failures = ChecksumCheck(dataset: c.dataset, cacheFolder: c.cacheFolder).problems(), skipped: [Problem] = []
+        let catalog = try readCatalog(&failures)
+        let drawn = BenchmarkPlan.draw(spec: c.spec, tracks: catalog.tracks, durations: catalog.durations,
+                                         negatives: catalog.negatives, negativeDurations: catalog.negativeDurations,
+                                         crossCheck: catalog.crossCheck, crossCheckDurations: catalog.crossCheckDurations, seed: c.seed)
+        let (conditions, recordings, borrowed) = usableConditions(&skipped, &failures)
+        guard !conditions.isEmpty else {
+            throw DatasetError(path: c.dataset.manifestPath, reason: "no condition can be run: "
+                               + skipped.map { "\($0.item) \($0.reason)" }.joined(separator: "; "))
+        }
+        let algorithms = runnable(hours: catalog.durations.reduce(0, +) / 3600, skipped: &skipped)
+        try checkCatalogShard()
+        let before = failures.count
+        let index = try c.catalogShard.map { try buildSliceIndex(catalog, shard: $0, algorithms: algorithms, progress: progress, failures: &failures) }
+            ?? buildIndex(catalog.tracks, algorithms: algorithms, progress: progress, failures: &failures)
+        let queries = Self.fromIndexedTracks(drawn, unindexed: Set(failures[before...].compactMap(\.file)), skipped: &skipped)
+        let systems = indexSystems(catalog.tracks, durations: catalog.durations, skipped: &skipped, progress: progress)
+        let files = SystemQueryFiles(folder: try ScratchFolder.make("queries"),
+                                     rates: Set(systems.map(\.system.description.audio.sampleRate)).sorted())
+        defer { try? FileManager.default.removeItem(at: files.folder) }
+        let answered = queries.indices.filter { c.shard?.includes($0) ?? true }.map { queries[$0] }
+        let scalingLength = c.part == nil ? c.scalingLength : nil
+        let outcomes = answerAll(answered, conditions: conditions, recordings: recordings, algorithms: algorithms, index: index,
+                                 systemFiles: files, scalingLength: scalingLength, progress: progress)
+        for catalog in index.catalogs { try catalog.throwIfDamaged() }  // an index file found damaged while answering
+        let asked = answerSystems(systems, files: files, asked: outcomes.flatMap(\.systemQuestions), progress: progress)
+        var spec = c.spec
+        spec.conditions = conditions
+        let results = assemble(spec: spec, catalog: catalog, algorithms: algorithms.indices.map { Self.info(algorithms[$0], index.catalogs[$0]) }
+                                   + systems.map(Self.info),
+                               queries: queries, answers: outcomes.flatMap(\.answers) + asked.answers, skipped: skipped, failures: failures,
+                               borrowed: borrowed)
+        let scaling = try scalingLength.map { try scalingCurve(length: $0, queries: answered, outcomes: outcomes, tracks: catalog.tracks,
+                                                          durations: catalog.durations, algorithms: algorithms, prints: index.indexed.prints,
+                                                          results: results, progress: progress) } ?? []
+        var costs = measuredCosts(started: started, algorithms: algorithms, index: index, answered: answered, outcomes: outcomes,
+                                  scalingLength: scalingLength, scaling: scaling)
+        costs.systems = asked.costs.isEmpty ? nil : asked.costs
+        if c.catalogShard == nil { keepAudio(results, recordings: recordings, progress: progress) }  // a slice's answers are only candidates
+        return (results, costs)
+    }
+
+    /// The queries not cut from a track some index lacks (it failed to decode or fingerprint): such a query
+    /// could only be missed, so it is left out for every algorithm and system, and said so per track.
+    static func fromIndexedTracks(_ queries: [BenchmarkQuery], unindexed: Set<String>, skipped: inout [Problem]) -> [BenchmarkQuery] {
+        guard !unindexed.isEmpty else { return queries }
+        let lost = Dictionary(grouping: queries.filter { !$0.negative && unindexed.contains($0.file) }, by: \.file)
+        for (track, cut) in lost.sorted(by: { $0.key < $1.key }) {
+            skipped.append(.init(item: "\(cut.count) queries cut from \(track)",
+                                 reason: "the track is not in every index (see failures): left out for every algorithm and system", file: track))
+        }
+        return queries.filter { $0.negative || !unindexed.contains($0.file) }
+    }
+
+    /// Phase 1: the catalog and the negatives, with their lengths from the headers.
+    struct CatalogFiles {
+        var tracks: [String], durations: [Double], negatives: [String], negativeDurations: [Double]
+        var crossCheck: [String] = [], crossCheckDurations: [Double] = []
+    }
+
+    func readCatalog(_ failures: inout [Problem]) throws -> CatalogFiles {
+        let c = configuration
+        guard let section = c.dataset.manifest.catalog, !section.tracks.isEmpty else {
+            throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog section: the benchmark needs whole tracks. " + Dataset.catalogHelp)
+        }
+        let (tracks, durations) = readable(section.tracks, failures: &failures)
+        let (negatives, negativeDurations) = readable(section.negatives, failures: &failures)
+        let (crossCheck, crossCheckDurations) = readable(section.crossCheck ?? [], failures: &failures)
+        guard !tracks.isEmpty else { throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog track could be read") }
+        return CatalogFiles(tracks: tracks, durations: durations, negatives: negatives, negativeDurations: negativeDurations,
+                            crossCheck: crossCheck, crossCheckDurations: crossCheckDurations)
+    }
+
+    /// The algorithms that can search `hours` of catalog (brute force only below the limit), and the query
+    /// lengths each is too short for, said as skipped.
+    func runnable(hours: Double, skipped: inout [Problem]) -> [AnyAlgorithm] {
+        let c = configuration
+        let algorithms = c.algorithms.filter { algorithm in
+            if Catalog(algorithm: algorithm).isIndexed || hours <= c.spec.bruteForceHourLimit { return true }
+            skipped.append(.init(item: algorithm.identifier, reason: String(format: "no index: brute force over %.1f h is above the %.1f h limit (bruteForceHourLimit)", hours, c.spec.bruteForceHourLimit)))
+            return false
+        }
+        for algorithm in algorithms {
+            for length in c.spec.queryLengths where length < algorithm.minimumDuration {
+                skipped.append(.init(item: "\(algorithm.identifier): \(String(format: "%g", length)) s queries",
+                                     reason: String(format: "shorter than the %.3f s the algorithm needs", algorithm.minimumDuration)))
+            }
+        }
+        return algorithms
+    }
+
+    /// Phase 3: each algorithm's catalog, mapped from its index file or built from the tracks' fingerprints.
+    struct BuiltIndex {
+        var catalogs: [Catalog], buildSeconds: [Double], indexed: Indexed
+        var loaded: [Int: (catalog: Catalog, loadSeconds: Double, fileBytes: Int)]
+        var peer: PeerTiming?
+        /// A track's position in the catalog, by file.
+        var trackIndex: [String: Int]
+    }
+
+    func buildIndex(_ tracks: [String], algorithms: [AnyAlgorithm], progress: ProgressReporter, failures: inout [Problem]) throws -> BuiltIndex {
+        let c = configuration
+        let loaded = try loadIndexFiles(algorithms: algorithms, tracks: tracks)
+        progress.start("indexing", total: tracks.count)
+        let indexed = indexCatalog(tracks, algorithms: algorithms, skipping: Set(loaded.keys), progress: progress)
+        var peer: PeerTiming?
+        if c.peerTracks > 0 {
+            progress.start("timing fpcalc, the peer, on \(min(c.peerTracks, tracks.count)) tracks", total: 1)
+            peer = PeerTiming.fpcalc(tracks.prefix(c.peerTracks).map(c.dataset.path))
+            progress.advance()
+        }
+        progress.start("building the indexes", total: algorithms.count)
+        for (t, failure) in indexed.failures { failures.append(.init(item: "catalog \(tracks[t])", reason: failure, file: tracks[t])) }
+        var catalogs: [Catalog] = [], buildSeconds: [Double] = []
+        for a in algorithms.indices {
+            defer { progress.advance() }
+            if let file = loaded[a] {
+                catalogs.append(file.catalog)
+                buildSeconds.append(file.loadSeconds)
+                continue
+            }
+            let clock = ContinuousClock.now
+            let catalog = Catalog(algorithm: algorithms[a])
+            for t in tracks.indices { if let p = indexed.prints[a][t] { catalog.add(p, name: tracks[t]) } }
+            catalog.seal()
+            catalogs.append(catalog)
+            buildSeconds.append((ContinuousClock.now - clock).seconds)
+        }
+        return BuiltIndex(catalogs: catalogs, buildSeconds: buildSeconds, indexed: indexed, loaded: loaded, peer: peer,
+                     trackIndex: Dictionary(uniqueKeysWithValues: tracks.enumerated().map { ($0.element, $0.offset) }))
+    }
+
+    /// Phase 4: every query of this part answered under every condition (negatives: clean only).
+    func answerAll(_ answered: [BenchmarkQuery], conditions: [BenchmarkCondition], recordings: [String: Audio], algorithms: [AnyAlgorithm],
+                   index: BuiltIndex, systemFiles: SystemQueryFiles, scalingLength: Double?, progress: ProgressReporter) -> [QueryOutcome] {
+        let c = configuration
+        progress.start("querying", total: answered.count)
+        let stageContext = StageContext(recordings: recordings)
+        let cache = FingerprintCache(folder: c.cacheFolder)
+        let outcomes = parallelMap(answered.count, threads: c.threads) { q -> QueryOutcome in
+            defer { progress.advance() }
+            return answer(answered[q], conditions: answered[q].negative ? [conditions[0].clean] : conditions,
+                          stageContext: stageContext, cache: cache, algorithms: algorithms, catalogs: index.catalogs, trackIndex: index.trackIndex,
+                          systemFiles: systemFiles, keepPrints: answered[q].length == scalingLength)
+        }
+        progress.finish()
+        return outcomes
+    }
+
+    /// The results: every answer, its failures named, the shard's key.
+    func assemble(spec: BenchmarkSpec, catalog: CatalogFiles, algorithms: [BenchmarkResults.AlgorithmInfo], queries: [BenchmarkQuery],
+                  answers: [BenchmarkAnswer], skipped: [Problem], failures: [Problem],
+                  borrowed: [BenchmarkResults.BorrowedRecording]) -> BenchmarkResults {
+        let c = configuration
+        var results = BenchmarkResults(
+            tool: .fpbench(c.toolVersion), seed: c.seed, spec: spec,
+            catalog: .init(dataset: c.dataset.manifest.name, manifestSHA256: c.dataset.manifestSHA256,
+                           tracks: catalog.tracks, trackSeconds: catalog.durations, negatives: catalog.negatives,
+                           negativeSeconds: catalog.negativeDurations, crossCheck: catalog.crossCheck.isEmpty ? nil : catalog.crossCheck,
+                           borrowed: borrowed.isEmpty ? nil : borrowed),
+            algorithms: algorithms, queries: queries, answers: answers, skipped: skipped, failures: failures)
+        for answer in results.answers {
+            guard let reason = answer.failure else { continue }
+            results.failures.append(.init(item: "\(answer.algorithm): query \(answer.query)/\(answer.condition)", reason: reason,
+                                          algorithm: answer.algorithm, test: answer.condition))
+        }
+        if var shard = c.part {
+            shard.configuration = results.configurationKey
+            results.shard = shard
+        }
+        return results
+    }
+
+    /// A built-in algorithm as the results list it.
+    static func info(_ algorithm: AnyAlgorithm, _ catalog: Catalog) -> BenchmarkResults.AlgorithmInfo {
+        .init(identifier: algorithm.identifier, displayName: algorithm.displayName, profile: algorithm.profile,
+              search: catalog.isIndexed ? "index" : "brute force")
+    }
+
+    /// Phase 5's costs: wall and CPU time, memory, index sizes, per-query percentiles, the ratio to the peer.
+    func measuredCosts(started: Date, algorithms: [AnyAlgorithm], index: BuiltIndex, answered: [BenchmarkQuery], outcomes: [QueryOutcome],
+                       scalingLength: Double?, scaling: [BenchmarkCosts.ScalingPoint]) -> BenchmarkCosts {
+        let c = configuration, indexed = index.indexed
+        return BenchmarkCosts(
+            threads: c.threads, wallSeconds: Date().timeIntervalSince(started), decodeCPUSeconds: indexed.decode.reduce(0, +),
+            peakResidentBytes: peakResidentBytes(),
+            algorithms: algorithms.indices.map { a in
+                func percentiles(_ pick: (QueryOutcome) -> [Double]) -> [String: BenchmarkCosts.Percentiles] {
+                    Dictionary(uniqueKeysWithValues: c.spec.queryLengths.map { length in
+                        (String(format: "%gs", length), .init(zip(answered, outcomes).filter { $0.0.length == length }.flatMap { pick($0.1) }))
+                    })
+                }
+                let catalog = index.catalogs[a]
+                var costs = BenchmarkCosts.AlgorithmCosts(
+                    identifier: algorithms[a].identifier, fingerprintCPUSeconds: indexed.cpu[a].reduce(0, +),
+                    catalogSeconds: catalog.duration, fingerprintsFromCache: indexed.fromCache[a],
+                    indexBuildSeconds: index.buildSeconds[a], indexBytes: catalog.indexByteCount,
+                    fingerprintBytes: catalog.byteCount - catalog.indexByteCount,
+                    queryFingerprintMilliseconds: percentiles { $0.fingerprintMilliseconds[a] },
+                    searchMilliseconds: percentiles { $0.searchMilliseconds[a] },
+                    speedRatioToPeer: index.peer.flatMap { peer in
+                        // Ours: decoding + fingerprinting; a track whose fingerprint came from the cache is left out.
+                        PeerTiming.medianRatio(peer: peer.cpuSeconds, ours: zip(indexed.decode, indexed.cpu[a]).map { $1 > 0 ? $0 + $1 : 0 })
+                    })
+                if let file = index.loaded[a] {
+                    costs.indexFileBytes = file.fileBytes
+                    costs.indexLoadSeconds = file.loadSeconds
+                }
+                return costs
+            },
+            peer: index.peer,
+            scalingLength: scalingLength, scaling: scaling, scalingExponents: Self.exponents(scaling))
+    }
+}

@@ -1,0 +1,153 @@
+import AudioIO
+import Degradation
+import DSP
+import Evaluation
+import Fingerprinting
+import Foundation
+
+/// The benchmark's last phases: each query answered under every condition, and the scaling curve.
+extension Benchmark {
+    // MARK: Phase 4
+
+    struct QueryOutcome {
+        var answers: [BenchmarkAnswer]
+        var fingerprintMilliseconds: [[Double]]
+        var searchMilliseconds: [[Double]]
+        /// Per algorithm, the query's clean fingerprint (kept for the scaling curve).
+        var cleanPrints: [AnyFingerprint?]
+        /// The query under each condition as written for the outside systems (no algorithm named yet;
+        /// a failure when it could not be cut, degraded or written).
+        var systemQuestions: [BenchmarkAnswer] = []
+    }
+
+    /// Cuts one query's window, and under every condition degrades it, fingerprints it with every
+    /// algorithm (through the cache: a warm run decodes and degrades nothing) and searches that
+    /// algorithm's catalog.
+    func answer(_ query: BenchmarkQuery, conditions: [BenchmarkCondition], stageContext: StageContext, cache: FingerprintCache,
+                        algorithms: [AnyAlgorithm], catalogs: [Catalog], trackIndex: [String: Int], systemFiles: SystemQueryFiles,
+                        keepPrints: Bool) -> QueryOutcome {
+        var outcome = QueryOutcome(answers: [], fingerprintMilliseconds: algorithms.map { _ in [] },
+                                   searchMilliseconds: algorithms.map { _ in [] }, cleanPrints: algorithms.map { _ in nil })
+        let keys = ContentKeys(dataset: configuration.dataset, seed: configuration.seed)
+        let window = Once { Result { try AudioReader.read(self.configuration.dataset.path(query.file), sampleRate: workingRate,
+                                                          window: TimeWindow(start: query.start, duration: query.length)) } }
+        for condition in conditions {
+            let chain = Result { try self.chain(query, condition, stageContext: stageContext) }
+            let degraded = Once { window.get.flatMap { audio in chain.flatMap { chain in Result { try chain.apply(audio) } } } }
+            // The track moment at the query's first sample, after the condition moved time (delay, speed, tempo).
+            let moved = (try? chain.get().timeMap.inverse(0)).flatMap { abs($0) > 1e-9 ? query.start + $0 : nil }
+            let key = keys.benchmarkQuery(query, condition: condition, seed: derivedSeed(configuration.seed, "benchmark", query.id, condition.id))
+            if !systemFiles.rates.isEmpty {
+                var question = BenchmarkAnswer(algorithm: "", query: query.id, condition: condition.id, top: [], expectedOffset: moved)
+                do { try systemFiles.write(degraded.get.get(), query: query.id, condition: condition.id) } catch { question.failure = "\(error)" }
+                outcome.systemQuestions.append(question)
+            }
+            for (a, algorithm) in algorithms.enumerated() where query.length >= algorithm.minimumDuration {
+                var answer = BenchmarkAnswer(algorithm: algorithm.identifier, query: query.id, condition: condition.id, top: [], expectedOffset: moved)
+                do {
+                    let start = threadCPUSeconds()
+                    let print: AnyFingerprint
+                    if let cached = cache.load(algorithm, role: .query, contentKey: key) { print = cached } else {
+                        print = try algorithm.fingerprint(degraded.get.get().resampled(to: algorithm.sampleRate), role: .query)
+                        cache.store(print, algorithm, role: .query, contentKey: key)
+                        outcome.fingerprintMilliseconds[a].append(1000 * (threadCPUSeconds() - start))
+                    }
+                    let fingerprinted = threadCPUSeconds()
+                    // A slice of the catalog passes on its candidates with their hits, for the merge to rank.
+                    let found: [(reference: String, comparison: Comparison, hits: Int?)] = configuration.catalogShard == nil
+                        ? try catalogs[a].search(print, limit: Self.answersKept, applyingThreshold: false).map { ($0.reference, $0.comparison, nil) }
+                        : try catalogs[a].sliceCandidates(print, limit: Self.answersKept).map { (catalogs[a].names[$0.reference], $0.comparison, $0.hits) }
+                    outcome.searchMilliseconds[a].append(1000 * (threadCPUSeconds() - fingerprinted))
+                    // Every catalog reference is a track (catalogs are built from the track list, index files checked against it).
+                    answer.top = found.compactMap { match in
+                        trackIndex[match.reference].map { BenchmarkMatch(track: $0, offset: match.comparison.offset, score: match.comparison.score,
+                                                                         rawFigure: match.comparison.rawFigure, matched: algorithm.isMatch(match.comparison),
+                                                                         timeFactor: match.comparison.timeFactor, candidateHits: match.hits) }
+                    }
+                    if keepPrints && condition.id == BenchmarkCondition.cleanID { outcome.cleanPrints[a] = print }
+                } catch let error as FingerprintError {
+                    // Silence (a track's quiet start) or too little audio: nothing to look up, so no match.
+                    answer.note = "\(error)"
+                } catch {
+                    answer.failure = "\(error)"
+                }
+                outcome.answers.append(answer)
+            }
+        }
+        return outcome
+    }
+
+    /// What a condition does to one query: its stages, seeded by the query and the condition.
+    func chain(_ query: BenchmarkQuery, _ condition: BenchmarkCondition, stageContext: StageContext) throws -> DegradationChain {
+        let seed = derivedSeed(configuration.seed, "benchmark", query.id, condition.id)
+        return DegradationChain(try condition.stages(stageContext, seed: seed), seed: seed)
+    }
+
+    // MARK: Phase 5
+
+    /// The same clean queries of one length against nested catalogs of 1/16 ... all of the tracks (a
+    /// seeded order); a query whose track is left out counts as a negative there.
+    func scalingCurve(length: Double, queries: [BenchmarkQuery], outcomes: [QueryOutcome], tracks: [String], durations: [Double],
+                              algorithms: [AnyAlgorithm], prints: [[AnyFingerprint?]], results: BenchmarkResults,
+                              progress: ProgressReporter) throws -> [BenchmarkCosts.ScalingPoint] {
+        let order = tracks.indices.sorted { derivedSeed(configuration.seed, "scaling", tracks[$0]) < derivedSeed(configuration.seed, "scaling", tracks[$1]) }
+        let chosen = queries.indices.filter { queries[$0].length == length }
+        var points: [BenchmarkCosts.ScalingPoint] = []
+        let fractions = [1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1]
+        let measured = algorithms.indices.filter { Catalog(algorithm: algorithms[$0]).isIndexed && prints[$0].contains(where: { $0 != nil }) }  // not from an index file
+        progress.start("scaling curve", total: measured.count * fractions.count)
+        defer { progress.finish() }
+        for a in measured {
+            let algorithm = algorithms[a]
+            for fraction in fractions {
+                defer { progress.advance() }
+                let kept = Array(order.prefix(max(1, Int((fraction * Double(tracks.count)).rounded(.up)))))
+                let inCatalog = Set(kept.map { tracks[$0] })
+                let catalog = Catalog(algorithm: algorithm)
+                for t in kept { if let p = prints[a][t] { catalog.add(p, name: "\(t)") } }
+                catalog.seal()
+                var correct = 0, positives = 0, falsePositives = 0, negatives = 0, times: [Double] = []
+                for q in chosen {
+                    guard let print = outcomes[q].cleanPrints[a] else { continue }
+                    let start = threadCPUSeconds()
+                    let top = try catalog.search(print, limit: 1).first
+                    times.append(1000 * (threadCPUSeconds() - start))
+                    let query = queries[q]
+                    if !query.negative && inCatalog.contains(query.file) {
+                        positives += 1
+                        let match = top.map { BenchmarkMatch(track: Int($0.reference)!, offset: $0.comparison.offset, score: $0.comparison.score,
+                                                             rawFigure: $0.comparison.rawFigure, matched: true) }
+                        if BenchmarkMetrics.outcome(match, truth: query, results: results) == .correct { correct += 1 }
+                    } else {
+                        negatives += 1
+                        if top != nil { falsePositives += 1 }
+                    }
+                }
+                points.append(.init(algorithm: algorithm.identifier, fraction: fraction, tracks: kept.count,
+                                    hours: kept.reduce(0) { $0 + durations[$1] } / 3600, correct: Rate(correct, of: positives),
+                                    falsePositives: Rate(falsePositives, of: negatives), searchMilliseconds: .init(times),
+                                    indexBytes: catalog.indexByteCount))
+            }
+        }
+        return points
+    }
+
+    /// k in time ∝ hours^k, by least squares on logarithms of the median search times.
+    static func exponents(_ points: [BenchmarkCosts.ScalingPoint]) -> [String: Double] {
+        var result: [String: Double] = [:]
+        for (algorithm, curve) in Dictionary(grouping: points, by: \.algorithm) {
+            let xy = curve.filter { $0.hours > 0 && $0.searchMilliseconds.median > 0 }.map { (log($0.hours), log($0.searchMilliseconds.median)) }
+            guard xy.count >= 2 else { continue }
+            let mx = xy.map(\.0).reduce(0, +) / Double(xy.count), my = xy.map(\.1).reduce(0, +) / Double(xy.count)
+            let sxx = xy.reduce(0) { $0 + ($1.0 - mx) * ($1.0 - mx) }, sxy = xy.reduce(0) { $0 + ($1.0 - mx) * ($1.1 - my) }
+            if sxx > 0 { result[algorithm] = sxy / sxx }
+        }
+        return result
+    }
+}
+
+extension BenchmarkCondition {
+    static let cleanID = "clean"
+    /// The undegraded condition negatives are cut under.
+    var clean: BenchmarkCondition { BenchmarkCondition(id: Self.cleanID, title: "clean") }
+}

@@ -1,0 +1,51 @@
+import Evaluation
+import Fingerprinting
+import Foundation
+
+/// A sweep on the identification benchmark: each level is a condition (or, for an algorithm
+/// parameter, a variant) of one benchmark run at one query length; the rate is correct top-1 at each
+/// algorithm's threshold calibrated to the spec's false-positive target on the negatives. Breaking
+/// points are interpolated between grid levels (each bisection step would be a whole run).
+public struct BenchmarkSweep {
+    public var base: BenchmarkConfiguration
+
+    public init(base: BenchmarkConfiguration) { self.base = base }
+
+    /// One condition per level of a stage parameter, every algorithm.
+    public func run(_ axis: StageAxis, levels: [Double]) throws -> (points: [SweepPoint], results: BenchmarkResults, costs: BenchmarkCosts) {
+        var configuration = base
+        configuration.spec.conditions = try levels.map { level in
+            let name = String(format: "%g", level)
+            return BenchmarkCondition(id: "\(axis.unit)-\(axis.parameter)-\(name)", title: "\(axis.unit) \(axis.parameter) \(name)",
+                                      stages: [try axis.spec(at: level)])
+        }
+        let (results, costs) = try Benchmark(configuration).run()
+        let metrics = BenchmarkMetrics(results)
+        let points = zip(levels, configuration.spec.conditions).flatMap { level, condition in
+            configuration.algorithms.compactMap { algorithm in point(metrics, algorithm: algorithm.identifier, as: algorithm.identifier, level: level, condition: condition.id) }
+        }
+        return (points, results, costs)
+    }
+
+    /// One variant per value of an algorithm parameter (`constellation.fanOut`), under one condition.
+    public func run(_ algorithm: AnyAlgorithm, parameter: String, values: [Double], condition: BenchmarkCondition) throws
+        -> (points: [SweepPoint], results: BenchmarkResults, costs: BenchmarkCosts) {
+        var configuration = base
+        configuration.algorithms = try values.map { value in
+            try algorithm.variant([(parameter, String(format: "%g", value))], identifier: "\(algorithm.identifier)@\(parameter)=\(String(format: "%g", value))")
+        }
+        configuration.spec.conditions = [condition]
+        let (results, costs) = try Benchmark(configuration).run()
+        let metrics = BenchmarkMetrics(results)
+        let points = zip(values, configuration.algorithms).compactMap { value, variant in
+            point(metrics, algorithm: variant.identifier, as: algorithm.identifier, level: value, condition: condition.id)
+        }
+        return (points, results, costs)
+    }
+
+    private func point(_ metrics: BenchmarkMetrics, algorithm: String, as name: String, level: Double, condition: String) -> SweepPoint? {
+        guard let length = base.spec.queryLengths.first, let m = metrics.condition(algorithm, length, condition) else { return nil }
+        return SweepPoint(algorithm: name, level: level, identified: m.correctCalibrated.successes, count: m.correctCalibrated.total,
+                          meanDiagonal: nil, meanMargin: nil)
+    }
+}

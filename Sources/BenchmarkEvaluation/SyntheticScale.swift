@@ -1,0 +1,229 @@
+import AudioIO
+import Evaluation
+import Fingerprinting
+import Foundation
+
+/// The synthetic scale test: the benchmark's real catalog grown to hundreds or thousands of hours with
+/// SYNTHETIC tracks, and the benchmark's real clean queries (positives and negatives) searched at each
+/// size. A synthetic track is a real track's fingerprint with every key redrawn from the real catalog's
+/// keys (`AnyFingerprint.redrawingKeys`): the index holds as many postings, spread over the keys as the
+/// real ones are, at the same times, so search time, memory, index size and chance matches grow as they
+/// would with more music, while only the real tracks can be the right answer. What it cannot show: real
+/// music's near-duplicates (covers, remasters, shared samples) and its keys' correlations in time.
+public struct SyntheticScale {
+    public struct Point: Sendable, Codable {
+        public var algorithm: String
+        /// Hours in the catalog, real and synthetic.
+        public var hours: Double
+        public var syntheticTracks: Int
+        /// Bytes of the index and of the verification prints (the catalog's `byteCount`; with slices, the largest slice's).
+        public var indexBytes: Int
+        public var printBytes: Int
+        public var buildSeconds: Double
+        /// After building, the process's peak resident memory (sizes are measured in increasing order).
+        public var peakResidentBytes: Int
+        /// Per clean query, CPU milliseconds of the search alone (with slices, summed over them): median and 90th percentile.
+        public var searchMilliseconds: Double
+        public var searchMilliseconds90: Double
+        public var positives: Int
+        /// Positives whose top answer is the right track within the offset tolerance, at `threshold`.
+        public var correct: Int
+        /// The threshold calibrated at this size on the calibration half's negatives (target rate), and the
+        /// held-out negatives, from other recordings, above it.
+        public var threshold: Double
+        public var heldOutNegatives: Int
+        public var heldOutFalsePositives: Int
+        /// The held-out negatives above the threshold calibrated on the real catalog alone (what a
+        /// threshold calibrated small does as the catalog grows).
+        public var falsePositivesAtRealThreshold: Int
+    }
+
+    public var benchmark: BenchmarkConfiguration
+    /// Catalog sizes to measure, in hours (real tracks first, then synthetic ones until each is reached).
+    public var hours: [Double]
+    /// The query length (one of the spec's).
+    public var length: Double
+    /// Above 1: each size built and searched as that many slices (`CatalogSlices`), one at a time, so a
+    /// catalog larger than memory is measured; its answers are the whole catalog's. Memory is then the
+    /// largest slice's, and search time the sum over the slices (one query's CPU on every node).
+    public var slices = 1
+
+    public init(benchmark: BenchmarkConfiguration, hours: [Double], length: Double) {
+        self.benchmark = benchmark
+        self.hours = hours
+        self.length = length
+    }
+
+    public func run() throws -> [Point] {
+        let bench = Benchmark(benchmark)
+        var failures: [Problem] = []
+        let files = try bench.readCatalog(&failures)
+        var spec = benchmark.spec
+        spec.queryLengths = [length]
+        let queries = BenchmarkPlan.draw(spec: spec, tracks: files.tracks, durations: files.durations, negatives: files.negatives,
+                                         negativeDurations: files.negativeDurations, seed: benchmark.seed)
+        let (real, _) = try bench.buildCatalogs()
+        let progress = ProgressReporter(benchmark.progress)
+        var points: [Point] = []
+        for (a, algorithm) in benchmark.algorithms.enumerated() {
+            let prints = real[a].fingerprints.compactMap { $0 }, pool = prints.flatMap { $0.keys ?? [] }
+            guard prints.count == real[a].names.count, !pool.isEmpty else {
+                throw DatasetError(path: algorithm.identifier, reason: "its fingerprints have no keys to redraw (the synthetic scale test takes constellation, panako or haitsma-kalker)")
+            }
+            let asked = queryPrints(algorithm, queries, progress: progress)
+            // The threshold calibrated on the real catalog alone, whatever the sizes asked.
+            let realOnly = Tracks(names: real[a].names, prints: prints, pool: pool, seed: benchmark.seed, hours: 0)
+            let realThreshold = calibration(try search(realOnly, algorithm: algorithm, queries: asked, progress: progress), queries: queries).threshold
+            for target in hours.sorted() {
+                let tracks = Tracks(names: real[a].names, prints: prints, pool: pool, seed: benchmark.seed, hours: target)
+                let searched = slices > 1 ? try searchSlices(tracks, algorithm: algorithm, queries: asked, progress: progress)
+                    : try search(tracks, algorithm: algorithm, queries: asked, progress: progress)
+                var point = measure(searched, queries: queries, algorithm: algorithm, realThreshold: realThreshold)
+                point.syntheticTracks = tracks.durations.count - prints.count
+                points.append(point)
+            }
+        }
+        return points
+    }
+
+    /// Each query's clean fingerprint (nil: silent or too short), in order.
+    private func queryPrints(_ algorithm: AnyAlgorithm, _ queries: [BenchmarkQuery], progress: ProgressReporter) -> [AnyFingerprint?] {
+        progress.start("fingerprinting \(algorithm.identifier) queries", total: queries.count)
+        defer { progress.finish() }
+        return parallelMap(queries.count, threads: benchmark.threads) { q in
+            defer { progress.advance() }
+            return try? algorithm.fingerprint(file: benchmark.dataset.path(queries[q].file),
+                                              window: TimeWindow(start: queries[q].start, duration: queries[q].length), role: .query)
+        }
+    }
+
+    /// The real tracks, then synthetic ones (the real ones with their keys redrawn, seeded by their
+    /// number) until `hours` are reached.
+    struct Tracks {
+        var names: [String], prints: [AnyFingerprint], pool: [UInt32], seed: UInt64
+        var durations: [Double]
+
+        init(names: [String], prints: [AnyFingerprint], pool: [UInt32], seed: UInt64, hours: Double) {
+            (self.names, self.prints, self.pool, self.seed) = (names, prints, pool, seed)
+            durations = prints.map(\.duration)
+            var seconds = durations.reduce(0, +)
+            while seconds < hours * 3600 {
+                durations.append(prints[(durations.count - prints.count) % prints.count].duration)
+                seconds += durations.last!
+                self.names.append("synthetic-\(durations.count - 1 - prints.count)")
+            }
+        }
+
+        /// Track `t`'s fingerprint; a synthetic one is made anew each time (`redrawn: false`: its model, whose
+        /// timing it keeps, for a track that is only laid out).
+        func print(_ t: Int, redrawn: Bool = true) -> AnyFingerprint {
+            guard t >= prints.count else { return prints[t] }
+            let synthetic = t - prints.count, model = prints[synthetic % prints.count]
+            return redrawn ? model.redrawingKeys(from: pool, seed: derivedSeed(seed, "synthetic", "\(synthetic)"))! : model
+        }
+
+        func catalog(_ algorithm: AnyAlgorithm) -> Catalog {
+            let catalog = Catalog(algorithm: algorithm)
+            for t in durations.indices { catalog.add(print(t), name: names[t]) }
+            catalog.seal()
+            return catalog
+        }
+    }
+
+    /// What the searches of one size found: each query's top answer (threshold not applied) and CPU.
+    struct Searched {
+        var answers: [(top: Match?, milliseconds: Double)?]
+        var indexBytes: Int, printBytes: Int, hours: Double, buildSeconds: Double
+    }
+
+    private func search(_ tracks: Tracks, algorithm: AnyAlgorithm, queries prints: [AnyFingerprint?], progress: ProgressReporter) throws -> Searched {
+        let started = Date(), catalog = tracks.catalog(algorithm), built = Date().timeIntervalSince(started)
+        progress.start(String(format: "searching %.0f h", catalog.duration / 3600), total: prints.count)
+        defer { progress.finish() }
+        let answers = try timed(prints, progress: progress) { try catalog.search($0, limit: 1, applyingThreshold: false).first }
+            .map { $0.map { (top: $0.value, milliseconds: $0.milliseconds) } }
+        return Searched(answers: answers, indexBytes: catalog.indexByteCount, printBytes: catalog.byteCount - catalog.indexByteCount,
+                        hours: catalog.duration / 3600, buildSeconds: built)
+    }
+
+    /// `body` for every query that has a fingerprint, on every thread, with its CPU milliseconds (nil: none).
+    private func timed<T>(_ prints: [AnyFingerprint?], progress: ProgressReporter,
+                          _ body: (AnyFingerprint) throws -> T) throws -> [(value: T, milliseconds: Double)?] {
+        try parallelMap(prints.count, threads: benchmark.threads) { q -> Result<(value: T, milliseconds: Double)?, Error> in
+            defer { progress.advance() }
+            guard let print = prints[q] else { return .success(nil) }
+            return Result {
+                let start = threadCPUSeconds()
+                let value = try body(print)
+                return (value, 1000 * (threadCPUSeconds() - start))
+            }
+        }.map { try $0.get() }
+    }
+
+    /// The same size as `slices` slices, one at a time: every slice's key counts first (its own tracks
+    /// made and counted, then dropped), then each slice built with the whole catalog's common keys and
+    /// searched, and each query's candidates over the slices ranked as the whole catalog's.
+    private func searchSlices(_ tracks: Tracks, algorithm: AnyAlgorithm, queries prints: [AnyFingerprint?], progress: ProgressReporter) throws -> Searched {
+        let started = Date(), ranges = CatalogSlices.ranges(durations: tracks.durations, count: slices)
+        progress.start("counting keys of \(slices) slices", total: slices)
+        let whole = KeyCounts.whole(ranges.compactMap { range in
+            defer { progress.advance() }
+            let counter = KeyCounter(algorithm: algorithm)
+            for t in range { counter.add(tracks.print(t)) }
+            return counter.counts
+        })
+        var candidates = prints.map { _ in [[Catalog.VerifiedCandidate]]() }, milliseconds = prints.map { _ in 0.0 }
+        var indexBytes = 0, printBytes = 0, built = Date().timeIntervalSince(started)
+        for (j, range) in ranges.enumerated() {
+            progress.start(String(format: "building slice %d of %d", j + 1, slices), total: 1)
+            let building = Date()
+            let roles = CatalogSlices.roles(durations: tracks.durations, owned: range, reach: 2 * length)
+            let slice = Catalog(slicing: algorithm, whole: whole)
+            for t in tracks.durations.indices { slice.add(tracks.print(t, redrawn: roles[t] != .laidOut), name: tracks.names[t], checksum: "", role: roles[t]) }
+            slice.seal()
+            built += Date().timeIntervalSince(building)
+            indexBytes = max(indexBytes, slice.indexByteCount)
+            printBytes = max(printBytes, slice.byteCount - slice.indexByteCount)
+            progress.start(String(format: "searching slice %d of %d", j + 1, slices), total: prints.count)
+            let found = try timed(prints, progress: progress) { try slice.sliceCandidates($0, limit: 1) }
+            for (q, answer) in found.enumerated() {
+                candidates[q].append(answer?.value ?? [])
+                milliseconds[q] += answer?.milliseconds ?? 0
+            }
+        }
+        progress.finish()
+        let kept = Catalog(algorithm: algorithm).isIndexed ? Catalog.defaultVerified : nil
+        let answers = prints.indices.map { q -> (top: Match?, milliseconds: Double)? in
+            guard prints[q] != nil else { return nil }
+            let top = CatalogSlices.best(candidates[q], kept: kept, limit: 1).first
+            return (top.map { Match(reference: tracks.names[$0.reference], comparison: $0.comparison) }, milliseconds[q])
+        }
+        return Searched(answers: answers, indexBytes: indexBytes, printBytes: printBytes, hours: tracks.durations.reduce(0, +) / 3600, buildSeconds: built)
+    }
+
+    /// The threshold calibrated on the top scores of the calibration half's negatives, the other recordings' held out.
+    private func calibration(_ searched: Searched, queries: [BenchmarkQuery]) -> Calibration.Length {
+        let scores = { (half: NegativeSplit.Half) in
+            queries.indices.filter { queries[$0].half == half }.map { searched.answers[$0]?.top?.comparison.score ?? 0 }
+        }
+        return Calibration.Length(length: length, calibrationScores: scores(.calibration), heldOutScores: scores(.heldOut),
+                                  target: benchmark.spec.falsePositiveTarget, confidence: benchmark.spec.confidence)
+    }
+
+    private func measure(_ searched: Searched, queries: [BenchmarkQuery], algorithm: AnyAlgorithm, realThreshold: Double) -> Point {
+        let answers = searched.answers, calibration = calibration(searched, queries: queries)
+        let positives = queries.indices.filter { !queries[$0].negative }
+        let correct = positives.count { q in
+            guard let top = answers[q]?.top, top.comparison.score > calibration.threshold else { return false }
+            return top.reference == queries[q].file && abs(top.comparison.offset - queries[q].start) <= benchmark.spec.offsetTolerance
+        }
+        let times = answers.compactMap { $0?.milliseconds }.sorted()
+        func quantile(_ p: Double) -> Double { times.isEmpty ? 0 : times[min(times.count - 1, Int(p * Double(times.count)))] }
+        return Point(algorithm: algorithm.identifier, hours: searched.hours, syntheticTracks: 0, indexBytes: searched.indexBytes,
+                     printBytes: searched.printBytes, buildSeconds: searched.buildSeconds, peakResidentBytes: peakResidentBytes(),
+                     searchMilliseconds: quantile(0.5), searchMilliseconds90: quantile(0.9), positives: positives.count, correct: correct,
+                     threshold: calibration.threshold, heldOutNegatives: calibration.heldOutScores.count,
+                     heldOutFalsePositives: calibration.heldOutFalsePositives,
+                     falsePositivesAtRealThreshold: calibration.heldOutScores.count { $0 > realThreshold })
+    }
+}

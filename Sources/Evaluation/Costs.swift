@@ -1,0 +1,30 @@
+import AudioIO
+import DSP
+import Degradation
+import Fingerprinting
+import Foundation
+
+/// CPU seconds used by the calling thread.
+package func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// The process's peak resident memory in bytes.
+package func peakResidentBytes() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_maxrss * 1024
+}
+
+extension Duration {
+    package var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// CPU seconds (user + system) used by `who`: this process (RUSAGE_SELF) or its finished children.
+public func processCPUSeconds(_ who: __rusage_who) -> Double {
+    var usage = rusage()
+    getrusage(who.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// `body(i)` for every i in 0..<count on `threads` workers (1 = in order on this thread); the
+/// results come back in index order, so output never depends on scheduling. `body` must only read
+/// shared state (every caller here reads immutable inputs and returns a value).
+public func parallelMap<T>(_ count: Int, threads: Int, _ body: (Int) -> T) -> [T] {
+    if threads <= 1 || count <= 1 { return (0..<count).map(body) }
+    let slots = Slots<T>(count)
+    let workers = min(threads, count)
+    withoutActuallyEscaping(body) { body in
+        let shared = ReadOnly(body)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for i in stride(from: worker, to: count, by: workers) { slots[i] = shared.value(i) }
+        }
+    }
+    return slots.values.map { $0! }
+}
+
+/// A value handed to worker threads that only read it.
+private struct ReadOnly<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// Result slots written from several threads, one lock for all.
+private final class Slots<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [T?]
+    init(_ count: Int) { storage = Array(repeating: nil, count: count) }
+    subscript(i: Int) -> T? {
+        get { lock.withLock { storage[i] } }
+        set { lock.withLock { storage[i] = newValue } }
+    }
+    var values: [T?] { lock.withLock { storage } }
+}
+
+/// A value made once, on first use, whichever thread asks first.
+package final class Once<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value?
+    private let make: () -> Value
+    package init(_ make: @escaping () -> Value) { self.make = make }
+    package var get: Value { lock.withLock { if value == nil { value = make() }; return value! } }
+}
