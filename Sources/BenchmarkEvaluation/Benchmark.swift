@@ -126,7 +126,7 @@ public struct Benchmark {
     func runnable(hours: Double, skipped: inout [Problem]) -> [AnyAlgorithm] {
         let c = configuration
         let algorithms = c.algorithms.filter { algorithm in
-            if Catalog(algorithm: algorithm).isIndexed || hours <= c.spec.bruteForceHourLimit { return true }
+            if algorithm.capabilities.contains(.indexed) || hours <= c.spec.bruteForceHourLimit { return true }
             skipped.append(.init(item: algorithm.identifier, reason: String(format: "no index: brute force over %.1f h is above the %.1f h limit (bruteForceHourLimit)", hours, c.spec.bruteForceHourLimit)))
             return false
         }

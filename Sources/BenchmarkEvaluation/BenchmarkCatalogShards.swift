@@ -18,7 +18,7 @@ extension Benchmark {
         var failures: [Problem] = [], skipped: [Problem] = []
         let catalog = try readCatalog(&failures)
         let owned = shard.owned(durations: catalog.durations)
-        let algorithms = runnable(hours: catalog.durations.reduce(0, +) / 3600, skipped: &skipped).filter { Catalog(algorithm: $0).isIndexed }
+        let algorithms = runnable(hours: catalog.durations.reduce(0, +) / 3600, skipped: &skipped).filter { $0.capabilities.contains(.sliceable) }
         let counters = algorithms.map(KeyCounter.init)
         let progress = ProgressReporter(c.progress)
         progress.start("counting keys of slice \(shard.index) of \(shard.count)", total: owned.count)
@@ -48,7 +48,7 @@ extension Benchmark {
         guard let folder = c.keyCountsFolder else { throw DatasetError(path: "--catalog-shard", reason: "give --key-counts FOLDER, where stage one (--count-keys) wrote every slice's counts") }
         let ranges = CatalogSlices.ranges(durations: catalog.durations, count: shard.count)
         let whole = try algorithms.map { algorithm -> KeyCounts? in
-            guard Catalog(algorithm: algorithm).isIndexed else { return nil }
+            guard algorithm.capabilities.contains(.sliceable) else { return nil }
             return try KeyCountsFile.whole(in: folder, algorithm: algorithm, tracks: ranges.map { Array(catalog.tracks[$0]) })
         }
         let reach = 2 * (c.spec.queryLengths.max() ?? 0)  // a time-stretched query covers more of the track than its length

@@ -94,7 +94,7 @@ extension Benchmark {
         let chosen = queries.indices.filter { queries[$0].length == length }
         var points: [BenchmarkCosts.ScalingPoint] = []
         let fractions = [1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1]
-        let measured = algorithms.indices.filter { Catalog(algorithm: algorithms[$0]).isIndexed && prints[$0].contains(where: { $0 != nil }) }  // not from an index file
+        let measured = algorithms.indices.filter { algorithms[$0].capabilities.contains(.indexed) && prints[$0].contains(where: { $0 != nil }) }  // not from an index file
         progress.start("scaling curve", total: measured.count * fractions.count)
         defer { progress.finish() }
         for a in measured {

@@ -68,7 +68,7 @@ public struct SyntheticScale {
         for (a, algorithm) in benchmark.algorithms.enumerated() {
             let prints = real[a].fingerprints.compactMap { $0 }, pool = prints.flatMap { $0.keys ?? [] }
             guard prints.count == real[a].names.count, !pool.isEmpty else {
-                throw DatasetError(path: algorithm.identifier, reason: "its fingerprints have no keys to redraw (the synthetic scale test takes constellation, panako or haitsma-kalker)")
+                throw DatasetError(path: algorithm.identifier, reason: "its fingerprints have no keys to redraw (the synthetic scale test takes " + AlgorithmRegistry.identifiers(with: .scalable).joined(separator: ", ") + " and their variants)")
             }
             let asked = queryPrints(algorithm, queries, progress: progress)
             // The threshold calibrated on the real catalog alone, whatever the sizes asked.
@@ -192,7 +192,7 @@ public struct SyntheticScale {
             }
         }
         progress.finish()
-        let kept = Catalog(algorithm: algorithm).isIndexed ? Catalog.defaultVerified : nil
+        let kept = algorithm.capabilities.contains(.indexed) ? Catalog.defaultVerified : nil
         let answers = prints.indices.map { q -> (top: Match?, milliseconds: Double)? in
             guard prints[q] != nil else { return nil }
             let top = CatalogSlices.best(candidates[q], kept: kept, limit: 1).first

@@ -10,6 +10,11 @@ struct Algorithms: ParsableCommand {
         changes parameters: ALGORITHM@PARAMETER=VALUE[,PARAMETER=VALUE] as an identifier, or --set \
         ALGORITHM.PARAMETER=VALUE on any command; named variants (constellation@birdsong) are listed last.
 
+        "can" lists what an algorithm does beyond fingerprinting and comparing: indexed (searches its own \
+        index, else brute force), sliceable (a catalog can be held as slices: --catalog-shard, scale \
+        --slices), scalable (keyed fingerprints for `fpbench scale`), streaming (fingerprints as a file \
+        decodes), time-factor (finds a query played faster or slower), variants (takes --set).
+
         Examples: fpbench algorithms --quiet
                   fpbench run --algorithms constellation constellation@sampleRate=22050 --tests test1-cropping
                   fpbench benchmark --algorithms constellation --set constellation.fanOut=5
@@ -26,6 +31,7 @@ struct Algorithms: ParsableCommand {
             print("\(algorithm.identifier): \(algorithm.displayName)")
             print("  input: mono at \(Int(algorithm.sampleRate)) Hz, at least \(String(format: "%.3f", algorithm.minimumDuration)) s")
             print("  raw figure: \(algorithm.rawFigureName)")
+            print("  can: \(algorithm.capabilities.names.isEmpty ? "none beyond fingerprinting and comparing" : algorithm.capabilities.names.joined(separator: ", "))")
             if let variant = AlgorithmRegistry.namedVariants.first(where: { $0.identifier == algorithm.identifier }) {
                 print("  a named variant of \(variant.base): \(variant.why)")
             }

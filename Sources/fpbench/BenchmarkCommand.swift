@@ -61,7 +61,7 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Index files (fpbench index build) to map instead of indexing, one per algorithm at most.") var index: [String] = []
     @Option(help: "Answer only part I of N of the queries (I from 0; every part indexes the whole catalog); `fpbench merge` gathers the parts.")
     var shard: String?
-    @Option(help: "Hold only slice J of M of the catalog (J from 0; contiguous tracks, about 1/M of its hours and of the index), so no part needs the whole index; needs --key-counts. Stage one: every slice with --count-keys; stage two: every slice (with --shard if you like) without it; `fpbench merge` then ranks the slices' candidates as the whole catalog does.")
+    @Option(help: "Hold only slice J of M of the catalog (J from 0; contiguous tracks, about 1/M of its hours and of the index), so no part needs the whole index; needs --key-counts. Stage one: every slice with --count-keys; stage two: every slice (with --shard if you like) without it; `fpbench merge` then ranks the slices' candidates as the whole catalog does. Sliceable algorithms: \(AlgorithmRegistry.identifiers(with: .sliceable).joined(separator: ", ")) and their variants.")
     var catalogShard: String?
     @Option(help: "With --catalog-shard: the folder, shared by every part, where stage one writes each slice's key counts and stage two reads them all (a key common in the whole catalog is skipped in every slice).")
     var keyCounts: String?

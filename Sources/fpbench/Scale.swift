@@ -28,7 +28,7 @@ struct Scale: ParsableCommand {
           fpbench scale --algorithms constellation --hours 1000 10000 --slices 16 --out runs/scale-10000h
         """)
 
-    @Option(parsing: .upToNextOption, help: "Algorithms with keyed fingerprints: constellation, panako (and their variants), haitsma-kalker.")
+    @Option(parsing: .upToNextOption, help: "Algorithms with keyed fingerprints (scalable in `fpbench algorithms`): \(AlgorithmRegistry.identifiers(with: .scalable).joined(separator: ", ")), and their variants.")
     var algorithms: [String] = ["constellation", "haitsma-kalker"]
     @Option(parsing: .upToNextOption, help: "Catalog sizes in hours (real tracks first, then synthetic ones).") var hours: [Double] = [13, 100, 1000]
     @Option(help: "Query length in seconds.") var length = 10.0

@@ -1,4 +1,5 @@
 import AudioIO
+import Degradation
 import DSP
 import Evaluation
 import Fingerprinting
@@ -15,6 +16,32 @@ import Testing
 
     func audio(_ algorithm: AnyAlgorithm, start: Double, duration: Double) throws -> Audio {
         try AudioReader.read(Self.recording.path, sampleRate: algorithm.sampleRate, window: TimeWindow(start: start, duration: duration))
+    }
+
+    /// What `fpbench algorithms` and the help texts say an algorithm can do is what it does: keys for the
+    /// scale test, an index, key counts for slices, a time factor under a 5 % speed change.
+    @Test(arguments: identifiers) func capabilitiesAreWhatTheAlgorithmDoes(identifier: String) throws {
+        let algorithm = try AlgorithmRegistry.algorithm(identifier)
+        let print = try algorithm.fingerprint(audio(algorithm, start: 1, duration: 9))
+        let can = algorithm.capabilities
+        #expect(can.contains(.scalable) == (print.keys != nil))
+        #expect(can.contains(.indexed) == Catalog(algorithm: algorithm).isIndexed)
+        let counter = KeyCounter(algorithm: algorithm)
+        counter.add(print)
+        #expect(can.contains(.sliceable) == (counter.counts != nil))
+        #expect(can.contains(.variants) == !algorithm.settable.isEmpty)
+        // Finding a time factor is declared: one that declares it finds a 5 % speed change in music (as the
+        // anchor tests check for each), one that does not reports none.
+        let path = try catalogCIDataset().path(AnchorTests.track)
+        let excerpt = try AudioReader.read(path, sampleRate: algorithm.sampleRate, window: TimeWindow(start: 15, duration: 10))
+        let played = try Speed(factor: 1.05).apply(excerpt, random: SeededNoise(seed: 5))
+        let found = algorithm.compare(query: try algorithm.fingerprint(played, role: .query), reference: try algorithm.fingerprint(file: path))
+        if can.contains(.timeFactor) {
+            #expect(abs((found.timeFactor ?? 1) / 1.05 - 1) < 0.01, "time factor \(found.timeFactor ?? 1)")
+        } else {
+            #expect(found.timeFactor == nil)
+        }
+        #expect(AlgorithmRegistry.identifiers(with: can) .contains(identifier))
     }
 
     @Test(arguments: identifiers) func fingerprintsAreDeterministic(identifier: String) throws {

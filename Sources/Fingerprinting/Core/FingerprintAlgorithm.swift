@@ -77,6 +77,8 @@ public protocol FingerprintAlgorithm: Sendable {
     var offsetResolution: Double? { get }
     /// What `Comparison.rawFigure` counts: "matching windows", "bit-error rate", ...
     var rawFigureName: String { get }
+    /// What it can do that its types do not show (`Capabilities.timeFactor`); none unless it says so.
+    var declaredCapabilities: Capabilities { get }
 
     /// Fingerprints mono audio already at `sampleRate`. Queries may be fingerprinted more densely
     /// than references (Waveprint does); most algorithms ignore the role.
@@ -97,8 +99,6 @@ extension FingerprintAlgorithm where Index == BruteForceIndex<Print> {
 }
 
 extension FingerprintAlgorithm {
-    /// What the algorithm declares it can do that its types do not show (`Capabilities.timeFactor`); the rest
-    /// is found from its types (`AnyAlgorithm.capabilities`).
     public var declaredCapabilities: Capabilities { [] }
 }
 
