@@ -74,7 +74,7 @@ public struct BenchmarkResults: Sendable, Codable, Equatable {
         public var isSystem: Bool { search.hasPrefix("outside system") }
     }
 
-    public var kind = "benchmark"
+    public var kind = ResultsKind.benchmark
     public var tool: Tool
     public var seed: UInt64
     public var spec: BenchmarkSpec

@@ -6,6 +6,8 @@ import SuiteEvaluation
 /// accuracy.svg and diagonal.svg, sweep.json, report.html. Written atomically.
 public enum SweepReport {
     public struct Record: Codable {
+        /// Written by every sweep since it was added (`ResultsKind`); absent in older files, which keep their seal.
+        public var kind: ResultsKind? = .sweep
         public var tool: String
         /// The libraries that decoded the audio, per format (`DecoderLibrary.policy`; absent in sweeps from
         /// before FFmpeg's decoder, when libsndfile decoded everything).

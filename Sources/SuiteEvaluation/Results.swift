@@ -85,6 +85,8 @@ public struct RunResults: Sendable, Codable, Equatable {
     }
 
 
+    /// Written by every run since it was added (`ResultsKind`); absent in older files, which keep their seal.
+    public var kind: ResultsKind? = .suite
     public var tool: Tool
     public var seed: UInt64
     /// Queries per source and test; absent when 1 (the thesis).

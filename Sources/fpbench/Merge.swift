@@ -28,13 +28,6 @@ struct Merge: ParsableCommand {
     @Option(help: "Output folder.") var out = "runs/merged"
     @OptionGroup var progress: ProgressOptions
 
-    /// Only the fields that tell a benchmark's results, a sweep's record and a run's results apart.
-    private struct Kind: Decodable {
-        var kind: String?
-        var axis: String?
-        var name: String { axis != nil ? "a sweep's sweep.json" : kind == "benchmark" ? "a benchmark's results.json" : "a suite run's results.json" }
-    }
-
     /// A part's file: the path given, or the results.json or sweep.json inside a folder given.
     private func file(_ path: String) throws -> (path: String, data: Data) {
         var isFolder: ObjCBool = false
@@ -58,25 +51,23 @@ struct Merge: ParsableCommand {
         defer { reporter.finish() }
         let folder = URL(fileURLWithPath: out)
         guard let first = files.first else { throw ValidationError("give the parts' results.json files") }
-        let kinds = try files.map { file -> Kind in
-            do { return try JSONDecoder().decode(Kind.self, from: file.data) } catch { throw ValidationError("\(file.path): not JSON, so not a part (\(error.localizedDescription))") }
-        }
+        let kinds = try files.map { file in try validated { try ResultsKind.of(file.data, path: file.path) } }
         let kind = kinds[0]
-        if let other = kinds.firstIndex(where: { $0.name != kind.name }) {
-            throw ValidationError("\(first.path) is \(kind.name) but \(files[other].path) is \(kinds[other].name): give the parts of one sharded run")
+        if let other = kinds.firstIndex(where: { $0 != kind }) {
+            throw ValidationError("\(first.path) is \(kind.fileDescription) but \(files[other].path) is \(kinds[other].fileDescription): give the parts of one sharded run")
         }
-        if kind.axis != nil {
+        switch kind {
+        case .sweep:
             let merged = try validated { try SweepReport.Record.merge(files: files) }
             try SweepReport.write(merged, to: folder)
             FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.points.count) points\n".utf8))
             print(folder.appendingPathComponent("sweep.md").path)
             return
-        }
-        if kind.kind == "benchmark" {
+        case .benchmark:
             let merged = try validated { try BenchmarkResults.merge(files: files) }
             try OutputFolder.write(folder) { try BenchmarkReport.write(merged, costs: nil, to: folder) }
             FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.answers.count) answers\n".utf8))
-        } else {
+        case .suite:
             let merged = try validated { try RunResults.merge(files: files) }
             try OutputFolder.write(folder) { try ReportWriter.write(merged, to: folder) }
             FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.tests.count) tests\n".utf8))

@@ -68,9 +68,6 @@ struct Report: ParsableCommand {
           fpbench report Reports/sweep-noise/sweep.json
         """)
 
-    /// Only the fields that tell a benchmark's results, a run's and a sweep's record apart.
-    private struct Kind: Decodable { var kind: String?; var axis: String? }
-
     /// A results file whose content no longer matches its seal is refused; one written before results were
     /// sealed is read with a warning that its figures cannot be checked.
     static func checkSeal<R: ShardedResults>(_ results: R, path: String) throws {
@@ -96,22 +93,22 @@ struct Report: ParsableCommand {
     func run() throws {
         guard let data = FileManager.default.contents(atPath: results) else { throw ValidationError("\(results): no such file") }
         let folder = out.map { URL(fileURLWithPath: $0) } ?? URL(fileURLWithPath: results).deletingLastPathComponent()
-        let kind = try? JSONDecoder().decode(Kind.self, from: data)
+        let kind = try validated { try ResultsKind.of(data, path: results) }
         try Self.refuseNewer(data, path: results)
-        if kind?.axis != nil {
+        switch kind {
+        case .sweep:
             let record = try validated { try SweepReport.Record.decode(data, path: results) }
             try Self.checkSeal(record, path: results)
             try SweepReport.write(record, to: folder)
             print(folder.appendingPathComponent("sweep.md").path)
             return
-        }
-        if kind?.kind == "benchmark" {
+        case .benchmark:
             let decoded = try validated { try BenchmarkResults.decode(data, path: results) }
             try Self.checkSeal(decoded, path: results)
             let costsFile = URL(fileURLWithPath: results).deletingLastPathComponent().appendingPathComponent("costs.json")
             let costs = FileManager.default.contents(atPath: costsFile.path).flatMap { try? JSONDecoder().decode(BenchmarkCosts.self, from: $0) }
             try BenchmarkReport.write(decoded, costs: costs, to: folder, includeResults: out != nil)
-        } else {
+        case .suite:
             let decoded = try validated { try RunResults.decode(data, path: results) }
             try Self.checkSeal(decoded, path: results)
             try ReportWriter.write(decoded, to: folder, includeResults: out != nil)

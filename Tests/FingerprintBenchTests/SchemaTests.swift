@@ -1,7 +1,9 @@
+import BenchmarkEvaluation
 import Degradation
 import Evaluation
 import Foundation
 import OutsidePrograms
+import Reporting
 import SuiteEvaluation
 import Testing
 
@@ -126,6 +128,54 @@ struct SchemaValidator {
         top["unexpected"] = .number(1)
         let damaged = v.errors(.object(top), schema, base: "urn:fpbench:results:1")
         #expect(damaged.contains { $0.contains("$.unexpected") } && damaged.contains { $0.contains("scores[0][0]") }, "\(damaged)")
+    }
+
+    /// Every schema in Schemas/, by its `$id`.
+    func allSchemas() throws -> SchemaValidator {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { $0.hasSuffix(".schema.json") }
+        return SchemaValidator(schemas: Dictionary(uniqueKeysWithValues: try files.map { file in
+            let schema = try JSON.parse(try Data(contentsOf: Self.folder.appendingPathComponent(file)))
+            guard case .string(let id)? = schema.object?["$id"] else { throw unavailable("\(file) has no $id") }
+            return (id, schema)
+        }))
+    }
+
+    /// The benchmark's results.json (whole and a shard's part) and every sweep.json in Reports/ (written
+    /// before `kind`), and a new one, match the schema their kind names; `ResultsKind` tells each kind from
+    /// its content; a damaged copy fails its schema.
+    @Test func benchmarkAndSweepFilesMatchTheirSchemas() throws {
+        let v = try allSchemas()
+        func check(_ data: Data, _ expected: ResultsKind, _ name: String) throws -> [String] {
+            #expect(try ResultsKind.of(data, path: name) == expected, "\(name)")
+            let schema = try JSON.parse(try Data(contentsOf: Self.folder.appendingPathComponent(expected.schema)))
+            guard case .string(let id)? = schema.object?["$id"] else { return ["no $id"] }
+            return v.errors(try JSON.parse(data), schema, base: id)
+        }
+        let (whole, _) = try smallBenchmark(threads: 2, cache: nil)
+        let (part, _) = try smallBenchmark(threads: 2, cache: nil, shard: Shard(index: 1, count: 2))
+        for (name, results) in [("whole", whole.sealed()), ("part", part.sealed())] {
+            let found = try check(try results.encoded(), .benchmark, name)
+            #expect(found.isEmpty, "\(name): \(found.prefix(5))")
+        }
+        var damaged = whole
+        damaged.answers[0].top[0].score = 2
+        let found = try check(try damaged.encoded(), .benchmark, "damaged")
+        #expect(found.contains { $0.contains("answers[0].top[0].score") }, "\(found)")
+
+        let sweeps = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("Reports").path).sorted()
+            .map { repositoryRoot.appendingPathComponent("Reports/\($0)/sweep.json") }.filter { FileManager.default.fileExists(atPath: $0.path) }
+        #expect(sweeps.count >= 5, "the committed sweeps")
+        for file in sweeps {
+            let data = try Data(contentsOf: file)
+            let found = try check(data, .sweep, file.path)
+            #expect(found.isEmpty, "\(file.path): \(found.prefix(5))")
+            var record = try SweepReport.Record.decode(data, path: file.path)
+            #expect(record.kind == nil && record.brokenSeal == nil, "an older sweep.json keeps its seal")
+            record.kind = .sweep
+            let new = try check(try record.sealed().encoded(), .sweep, "new " + file.lastPathComponent)
+            #expect(new.isEmpty, "\(new.prefix(5))")
+        }
+        #expect(throws: DatasetError.self) { try ResultsKind.of(Data(#"{"kind": "suites"}"#.utf8), path: "x") }
     }
 
     /// The built-in suite and every suite example in the README and docs/ (one per test kind) match the suite schema and load;
