@@ -235,11 +235,7 @@ private final class RateOutput {
 /// a whole file shorter than its header says (within `AudioReader.headerSlack`), damaged packets skipped, a
 /// file its chosen library could not open read by the other. The audio is always what decodes.
 enum DecodeNotice {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var said: Set<String> = []
-
     static func once(_ path: String, _ kind: String, _ message: @autoclosure () -> String) {
-        guard lock.withLock({ said.insert(kind + "\u{0}" + path).inserted }) else { return }
-        FileHandle.standardError.write(Data("warning: \(path) \(message())\n".utf8))
+        Console.warning(once: "decoding|" + kind + "|" + path, "\(path) \(message())")
     }
 }

@@ -59,9 +59,9 @@ extension Benchmark {
         }.flatMap { $0 }.filter(\.written).map(\.file)
         progress.finish()
         let bytes = written.reduce(0) { $0 + $1.bytes }
-        FileHandle.standardError.write(Data(String(format: "kept audio: %d files, %.0f MB, in %@ (--keep-audio %@, cap %.0f MB)\n",
+        Console.note(String(format: "kept audio: %d files, %.0f MB, in %@ (--keep-audio %@, cap %.0f MB)",
                                                    written.count, Double(bytes) / 1e6, folder.appendingPathComponent(BenchmarkAudio.folder).path,
-                                                   c.keepAudio.rawValue, Double(c.keepAudioLimitBytes) / 1e6).utf8))
+                                                   c.keepAudio.rawValue, Double(c.keepAudioLimitBytes) / 1e6))
     }
 
     /// The files behind the chosen answers, failing answers of the longest queries first, each answer

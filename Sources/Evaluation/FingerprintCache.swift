@@ -39,7 +39,7 @@ package struct FingerprintCache: Sendable {
         let payload = data.prefix(max(0, data.count - 8))
         guard data.count >= 8, Checksum.of(payload) == UInt64(littleEndian: data.suffix(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }),
               let print = try? algorithm.decode(Data(payload), as: .compact) else {
-            FileHandle.standardError.write(Data("warning: fingerprint cache entry \(file.path) is damaged (its checksum does not match); discarded, the fingerprint is made again\n".utf8))
+            Console.warning("fingerprint cache entry \(file.path) is damaged (its checksum does not match); discarded, the fingerprint is made again")
             try? FileManager.default.removeItem(at: file)
             return nil
         }
@@ -55,7 +55,7 @@ package struct FingerprintCache: Sendable {
             withUnsafeBytes(of: Checksum.of(sealed).littleEndian) { sealed.append(contentsOf: $0) }
             try sealed.write(to: file, options: .atomic)
         } catch {
-            CacheWarning.once("warning: fingerprint cache \(folder!.path) cannot be written (\(error.localizedDescription)); going on without it\n")
+            Console.warning(once: "cache unwritable", "fingerprint cache \(folder!.path) cannot be written (\(error.localizedDescription)); going on without it")
         }
     }
 
@@ -65,16 +65,6 @@ package struct FingerprintCache: Sendable {
         let print = try algorithm.fingerprint(audio().resampled(to: algorithm.sampleRate), role: role)
         store(print, algorithm, role: role, contentKey: contentKey)
         return print
-    }
-}
-
-/// A warning printed on standard error once per process.
-package enum CacheWarning {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var said = false
-    package static func once(_ text: String) {
-        let first = lock.withLock { () -> Bool in defer { said = true }; return !said }
-        if first { FileHandle.standardError.write(Data(text.utf8)) }
     }
 }
 

@@ -1,3 +1,4 @@
+import AudioIO
 import Foundation
 
 /// How a long command reports what it is doing, always on standard error (no output file changes).
@@ -43,7 +44,7 @@ public final class ProgressReporter: @unchecked Sendable {
     /// A phase with nothing to do (no outside systems) says nothing.
     public func start(_ phase: String, total: Int) {
         lock.withLock {
-            if active && mode == .terminal { emit("\n") }
+            if active && mode == .terminal { Console.endProgress() }
             active = false
             guard total > 0 else { return }
             self.phase = phase; done = 0; self.total = total; active = true
@@ -67,7 +68,7 @@ public final class ProgressReporter: @unchecked Sendable {
     public func finish() {
         lock.withLock {
             guard active else { return }
-            if mode == .terminal { emit("\n") }
+            if mode == .terminal { Console.endProgress() }
             active = false
         }
     }
@@ -86,10 +87,8 @@ public final class ProgressReporter: @unchecked Sendable {
         guard force || (mode == .terminal && now.timeIntervalSince(lastWrite) >= Self.redrawInterval) else { return }
         lastWrite = now
         let line = Self.describe(phase: phase, done: done, total: total, elapsed: now.timeIntervalSince(phaseStart))
-        emit(mode == .terminal ? "\r\u{1B}[K" + line : line + "\n")
+        Console.progress(line, inPlace: mode == .terminal)
     }
-
-    private func emit(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
 
     /// One progress line: done/total with the percentage, then the rate and the time left once
     /// something is done, else the time spent.

@@ -58,8 +58,8 @@ extension Runner {
         }
         progress.finish()
         // Said on standard error, not in the results: what a run keeps does not change what it measured.
-        FileHandle.standardError.write(Data(String(format: "kept audio: %d files, %.0f MB, in %@ (--keep-audio %@%@)\n", written.count, Double(bytes) / 1e6,
+        Console.note(String(format: "kept audio: %d files, %.0f MB, in %@ (--keep-audio %@%@)", written.count, Double(bytes) / 1e6,
                                                    folder.appendingPathComponent("queries").path, c.keepAudio.rawValue,
-                                                   full ? String(format: "; stopped at the %.0f MB cap, --keep-audio-limit", Double(c.keepAudioLimitBytes) / 1e6) : "").utf8))
+                                                   full ? String(format: "; stopped at the %.0f MB cap, --keep-audio-limit", Double(c.keepAudioLimitBytes) / 1e6) : ""))
     }
 }

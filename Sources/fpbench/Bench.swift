@@ -68,7 +68,7 @@ struct Bench: ParsableCommand {
         }
         for key in t.floor.keys.sorted() { row(key.name, t.floor[key]!, nil, nil, nil, nil) }
         if t.peerAvailable { row("fpcalc (peer)", t.peer, nil, t.peerMemory, nil, nil) } else if !noPeer {
-            FileHandle.standardError.write(Data("fpcalc not timed: not installed or failed (apt-get install libchromaprint-tools)\n".utf8))
+            Console.note("fpcalc not timed: not installed or failed (apt-get install libchromaprint-tools)")
         }
     }
 

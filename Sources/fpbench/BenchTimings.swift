@@ -63,7 +63,7 @@ struct BenchTimings {
                     }.min() ?? .infinity
                 }
             } catch where key.decoder == .libsndfile {  // it reads fewer formats than FFmpeg
-                FileHandle.standardError.write(Data("\(key.name): not timed (\(error))\n".utf8))
+                Console.note("\(key.name): not timed (\(error))")
             } catch {
                 _ = try reportingFailure((error as? AudioError)?.path ?? "") { throw error }
             }

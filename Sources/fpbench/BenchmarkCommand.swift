@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioIO
 import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
@@ -119,13 +120,13 @@ struct BenchmarkCommand: ParsableCommand {
             try BenchmarkReport.write(results, costs: costs, to: folder)
         }
         let positions = results.queries.filter { !$0.negative }.count, negatives = results.queries.count - positions
-        FileHandle.standardError.write(Data(String(format: "fpbench benchmark: %d algorithms and systems, each asked %d queries (%d positions × %d conditions + %d negatives), %.2f h catalog in %.1f s wall, %d failures, %d skipped\n",
+        Console.note(String(format: "fpbench benchmark: %d algorithms and systems, each asked %d queries (%d positions × %d conditions + %d negatives), %.2f h catalog in %.1f s wall, %d failures, %d skipped",
                                                    results.algorithms.count, positions * results.spec.conditions.count + negatives, positions,
                                                    results.spec.conditions.count, negatives, results.catalog.hours, costs.wallSeconds,
-                                                   results.failures.count, results.skipped.count).utf8))
-        for problem in results.skipped { FileHandle.standardError.write(Data("skipped: \(problem.item): \(problem.reason)\n".utf8)) }
-        for failure in results.failures.prefix(20) { printError("\(failure.item): \(failure.reason)") }
-        if results.shard == nil { for warning in BenchmarkMetrics(results).calibrationWarnings(results) { printWarning("calibration: \(warning)") } }
+                                                   results.failures.count, results.skipped.count))
+        for problem in results.skipped { Console.note("skipped: \(problem.item): \(problem.reason)") }
+        for failure in results.failures.prefix(20) { Console.error("\(failure.item): \(failure.reason)") }
+        if results.shard == nil { for warning in BenchmarkMetrics(results).calibrationWarnings(results) { Console.warning("calibration: \(warning)") } }
         print(folder.appendingPathComponent("summary.md").path)
         if !results.failures.isEmpty { throw ExitCode(2) }
     }

@@ -6,16 +6,6 @@ import Fingerprinting
 import Foundation
 import SuiteEvaluation
 
-/// One line on standard error.
-func printError(_ line: String) {
-    FileHandle.standardError.write(Data(("error: " + line + "\n").utf8))
-}
-
-/// One warning line on standard error: the run goes on, but a figure may not mean what it seems.
-func printWarning(_ line: String) {
-    FileHandle.standardError.write(Data(("warning: " + line + "\n").utf8))
-}
-
 /// One line naming the file and the reason (audio errors name their file themselves).
 func describe(_ error: Error, file: String) -> String {
     error is AudioError ? "\(error)" : "\(file): \(error)"
@@ -24,7 +14,7 @@ func describe(_ error: Error, file: String) -> String {
 /// Runs `body`, turning any error into one line naming `file` and a failing exit code.
 func reportingFailure<T>(_ file: String, _ body: () throws -> T) throws -> T {
     do { return try body() } catch {
-        printError(describe(error, file: file))
+        Console.error(describe(error, file: file))
         throw ExitCode.failure
     }
 }

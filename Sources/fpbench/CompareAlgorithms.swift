@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioIO
 import Evaluation
 import Foundation
 import Reporting
@@ -37,7 +38,7 @@ struct CompareAlgorithms: ParsableCommand {
             }
         } else {
             runResults = Runner(try suite.checked(options.configuration(algorithms: [baseline, candidate], suite: try suite.load(), draws: suite.draws))).run()
-            for failure in runResults.failures { printError("\(failure.item): \(failure.reason)") }
+            for failure in runResults.failures { Console.error("\(failure.item): \(failure.reason)") }
         }
         let markdown = algorithmComparisonMarkdown(runResults, baseline: baseline, candidate: candidate)
         print(markdown, terminator: "")

@@ -88,7 +88,7 @@ struct DatasetCommand: ParsableCommand {
             var gone = Set<String>()
             for file in manifest.usedFiles {
                 do { try AudioReader.stream(root.appendingPathComponent(file).path) { _ in } } catch {
-                    printError("\(file): left out of the manifest: \(error)")
+                    Console.error("\(file): left out of the manifest: \(error)")
                     gone.insert(file)
                 }
             }

@@ -29,7 +29,7 @@ struct Datasets: ParsableCommand {
         for name in all {
             let dataset: Dataset
             do { dataset = try Dataset.load(name) } catch {
-                printError("\(error)")
+                Console.error("\(error)")
                 problems += 1
                 continue
             }
@@ -47,10 +47,10 @@ struct Datasets: ParsableCommand {
                 let path = dataset.path(file.path)
                 if !FileManager.default.fileExists(atPath: path) {
                     missing += 1
-                    printError("\(path): missing")
+                    Console.error("\(path): missing")
                 } else if !quick, let expected = file.sha256, (try? sha256Hex(file: path)) != expected {
                     corrupt += 1
-                    printError("\(path): SHA-256 does not match the manifest (corrupted or changed)")
+                    Console.error("\(path): SHA-256 does not match the manifest (corrupted or changed)")
                 }
             }
             // Every window must fit in what its file really decodes to.
@@ -61,7 +61,7 @@ struct Datasets: ParsableCommand {
                 if lengths[excerpt.file] == nil { lengths[excerpt.file] = (try? AudioReader.info(dataset.path(excerpt.file)))?.duration ?? 0 }
                 if excerpt.start + excerpt.duration > lengths[excerpt.file]! + 1e-6 {
                     misfits += 1
-                    printError(String(format: "%@: window %@ does not fit in the %.3f s that decode", dataset.path(excerpt.file),
+                    Console.error(String(format: "%@: window %@ does not fit in the %.3f s that decode", dataset.path(excerpt.file),
                                       "\(excerpt.window)", lengths[excerpt.file]!))
                 }
             }
@@ -72,10 +72,10 @@ struct Datasets: ParsableCommand {
             for file in m.usedFiles where !listed.contains(file) {
                 if !FileManager.default.fileExists(atPath: dataset.path(file)) {
                     missing += 1
-                    printError("\(dataset.path(file)): missing (used by the manifest, not in its file list)")
+                    Console.error("\(dataset.path(file)): missing (used by the manifest, not in its file list)")
                 } else if !listed.isEmpty {
                     corrupt += 1
-                    printError("\(dataset.path(file)): used by the manifest but not pinned in its files (no SHA-256)")
+                    Console.error("\(dataset.path(file)): used by the manifest but not pinned in its files (no SHA-256)")
                 }
             }
             let total = m.files.count + m.renders.count

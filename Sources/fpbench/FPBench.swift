@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioIO
 import Foundation
 
 /// The tool's version, recorded in every result file.
@@ -45,12 +46,12 @@ extension FPBench {
         do { try command.run() } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             let path = error.userInfo[NSFilePathErrorKey] as? String ?? (error.userInfo[NSURLErrorKey] as? URL)?.path ?? "a file"
             let posix = (error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code
-            printError("\(path): cannot be written: " + (posix.map { String(cString: strerror(Int32($0))) } ?? error.localizedDescription))
+            Console.error("\(path): cannot be written: " + (posix.map { String(cString: strerror(Int32($0))) } ?? error.localizedDescription))
             Foundation.exit(1)
         } catch let error as ValidationError {
             let usage = usageString(for: type(of: command))
             let path = usage.split(separator: " ").prefix { !"[<-".contains($0.first ?? "[") }.joined(separator: " ")
-            FileHandle.standardError.write(Data("Error: \(error.message)\nUsage: \(usage)\n  See '\(path) --help' for more information.\n".utf8))
+            Console.note("Error: \(error.message)\nUsage: \(usage)\n  See '\(path) --help' for more information.")
             Foundation.exit(ExitCode.validationFailure.rawValue)
         } catch {
             exit(withError: error)

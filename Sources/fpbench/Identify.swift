@@ -74,7 +74,7 @@ struct Identify: ParsableCommand {
             index = try validated { try Catalog(algorithm: algorithm, indexFile: path) }
         } else {
             let (tracks, problems) = AudioFiles.tracks(algorithm, files: try validated { try AudioFiles.expand(catalog) }, threads: threads, progress: reporter)
-            for problem in problems { printError(problem.reason.contains(problem.item) ? problem.reason : "\(problem.item): \(problem.reason)") }
+            for problem in problems { Console.error(problem.reason.contains(problem.item) ? problem.reason : "\(problem.item): \(problem.reason)") }
             failures += problems.count
             index = Catalog(algorithm: algorithm)
             index.add(tracks)
@@ -85,9 +85,9 @@ struct Identify: ParsableCommand {
               + "\(index.byteCount) bytes (\(String(format: "%.2f", Double(index.byteCount) / 1_048_576 / max(hours, 1e-9))) MiB per hour of audio)")
         let rule: Rule = threshold.map(Rule.given) ?? index.calibration.map(Rule.calibrated) ?? .documented
         if case .documented = rule {
-            FileHandle.standardError.write(Data(("identify: \(algorithm.identifier)'s documented threshold is not calibrated for this catalog and can answer recordings "
+            Console.note("identify: \(algorithm.identifier)'s documented threshold is not calibrated for this catalog and can answer recordings "
                 + "that are not in it with a match (the benchmark's false positives at the documented threshold: Reports/benchmark/summary.md); "
-                + "calibrate with --negatives FOLDER here or in `fpbench index build`, or give --threshold\n").utf8))
+                + "calibrate with --negatives FOLDER here or in `fpbench index build`, or give --threshold")
         }
         reporter.start("identifying", total: queries.count)
         let answers = parallelMap(queries.count, threads: threads) { i in
@@ -123,7 +123,7 @@ struct Identify: ParsableCommand {
                 print("  no match (\(error))")  // silence or too little audio: nothing to look up, an answer rather than an error
             } catch {
                 failures += 1
-                printError(describe(error, file: path))
+                Console.error(describe(error, file: path))
             }
         }
         if failures > 0 { throw ExitCode.failure }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioIO
 import Evaluation
 import Fingerprinting
 import Foundation
@@ -24,7 +25,7 @@ extension IndexCommand {
 
         func run() throws {
             let started = Date(), reporter = ProgressReporter(progress.mode)
-            let lock = try validated { try WriterLock(for: index, waiting: printError) }  // held until the file is replaced
+            let lock = try validated { try WriterLock(for: index, waiting: Console.error) }  // held until the file is replaced
             defer { withExtendedLifetime(lock) {} }
             let header = try validated { try IndexFile.Reader(path: index).header }
             let algorithm = try external.resolve([header.algorithm])[0]
@@ -37,7 +38,7 @@ extension IndexCommand {
                 grown.add(print, name: old.names[i], checksum: old.checksums[i])
             }
             let (new, failures) = AudioFiles.tracks(algorithm, files: added, threads: threads, progress: reporter)
-            for failure in failures { printError("\(failure.item): \(failure.reason)") }
+            for failure in failures { Console.error("\(failure.item): \(failure.reason)") }
             grown.add(new)
             if let calibration = old.calibration {
                 grown.calibration = try CatalogCalibration(negatives: calibration.negativeFiles, lengths: calibration.lengths.map(\.length),

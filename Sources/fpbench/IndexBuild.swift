@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioIO
 import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
@@ -57,7 +58,7 @@ extension IndexCommand {
                 catalog.add(tracks)
                 failures = problems
             }
-            for failure in failures { printError("\(failure.item): \(failure.reason)") }
+            for failure in failures { Console.error("\(failure.item): \(failure.reason)") }
             guard !catalog.names.isEmpty else { throw ValidationError("no catalog track could be fingerprinted") }
             var leftOut = 0
             catalog.calibration = try calibration.calibrate(catalog, threads: threads, progress: reporter, leftOut: &leftOut)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioIO
 import Evaluation
 import Fingerprinting
 import Foundation
@@ -32,12 +33,12 @@ extension IndexCommand {
             let calibration = try validated {
                 try CatalogCalibration(negatives: files, lengths: lengths.sorted(), perLength: negativesPerLength, falsePositiveTarget: falsePositiveRate,
                                        seed: seed, threads: threads).calibrate(catalog, progress: progress) { file, reason in
-                    printError("\(file): left out of the calibration (\(reason))")
+                    Console.error("\(file): left out of the calibration (\(reason))")
                     unread += 1
                 }
             }
             for l in calibration.lengths where l.calibrationScores.count + l.heldOutScores.count < negativesPerLength {
-                printWarning(String(format: "%g s: the negative recordings hold %d windows that do not overlap, not the %d asked: give more or longer recordings",
+                Console.warning(String(format: "%g s: the negative recordings hold %d windows that do not overlap, not the %d asked: give more or longer recordings",
                                   l.length, l.calibrationScores.count + l.heldOutScores.count, negativesPerLength))
             }
             return calibration

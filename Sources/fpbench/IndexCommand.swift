@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioIO
 import Evaluation
 import Fingerprinting
 import Foundation
@@ -15,7 +16,7 @@ struct IndexCommand: ParsableCommand {
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
             try catalog.save(to: target.path)
         } catch {
-            printError("\(path): cannot be written (\(error.localizedDescription))")
+            Console.error("\(path): cannot be written (\(error.localizedDescription))")
             throw ExitCode.failure
         }
     }
@@ -28,8 +29,8 @@ struct IndexCommand: ParsableCommand {
         if let c = catalog.calibration {
             line += "; calibrated: " + c.lengths.map { String(format: "%g s > %.3f (held out %d/%d)", $0.length, $0.threshold, $0.heldOutFalsePositives, $0.heldOutScores.count) }.joined(separator: ", ")
         }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
-        for warning in catalog.calibration?.warnings ?? [] { printWarning("the calibration: \(warning)") }
+        Console.note(line)
+        for warning in catalog.calibration?.warnings ?? [] { Console.warning("the calibration: \(warning)") }
         print(path)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioIO
 import Evaluation
 import Fingerprinting
 import Foundation
@@ -37,10 +38,10 @@ extension IndexCommand {
                                  header.references.count, header.sections.count, Double(bytes) / 1_048_576, Date().timeIntervalSince(started)))
                 } catch let unknown as UnknownAlgorithm {
                     damaged += 1
-                    printError("\(path): \(unknown) (an external algorithm's index? give its file with --external)")
+                    Console.error("\(path): \(unknown) (an external algorithm's index? give its file with --external)")
                 } catch {
                     damaged += 1
-                    printError(error is IndexFileError ? "\(error)" : "\(path): \(error)")
+                    Console.error(error is IndexFileError ? "\(error)" : "\(path): \(error)")
                 }
             }
             if damaged > 0 { throw ExitCode.failure }

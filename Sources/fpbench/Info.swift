@@ -31,11 +31,11 @@ struct Info: ParsableCommand {
                       + String(format: "%.3f s%@, peak %.1f dBFS, RMS %.1f dBFS", info.duration, note, info.peakDBFS, info.rmsDBFS))
             } catch {
                 failures += 1
-                printError("\(error)")
+                Console.error("\(error)")
             }
         }
         if failures > 0 {
-            printError("\(failures) of \(files.count) files could not be read")
+            Console.error("\(failures) of \(files.count) files could not be read")
             throw ExitCode.failure
         }
     }

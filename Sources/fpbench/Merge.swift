@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioIO
 import BenchmarkEvaluation
 import Evaluation
 import Foundation
@@ -60,17 +61,17 @@ struct Merge: ParsableCommand {
         case .sweep:
             let merged = try validated { try SweepReport.Record.merge(files: files) }
             try SweepReport.write(merged, to: folder)
-            FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.points.count) points\n".utf8))
+            Console.note("fpbench merge: \(parts.count) parts, \(merged.points.count) points")
             print(folder.appendingPathComponent("sweep.md").path)
             return
         case .benchmark:
             let merged = try validated { try BenchmarkResults.merge(files: files) }
             try OutputFolder.write(folder) { try BenchmarkReport.write(merged, costs: nil, to: folder) }
-            FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.answers.count) answers\n".utf8))
+            Console.note("fpbench merge: \(parts.count) parts, \(merged.answers.count) answers")
         case .suite:
             let merged = try validated { try RunResults.merge(files: files) }
             try OutputFolder.write(folder) { try ReportWriter.write(merged, to: folder) }
-            FileHandle.standardError.write(Data("fpbench merge: \(parts.count) parts, \(merged.tests.count) tests\n".utf8))
+            Console.note("fpbench merge: \(parts.count) parts, \(merged.tests.count) tests")
         }
         print(folder.appendingPathComponent("summary.md").path)
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioIO
 import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
@@ -47,9 +48,9 @@ struct Run: ParsableCommand {
             try ReportWriter.write(results, to: outFolder)
         }
         let seconds = Date().timeIntervalSince(started)
-        FileHandle.standardError.write(Data(String(format: "fpbench run: %d algorithms × %d tests in %.1f s wall, %d failures, %d skipped\n",
-                                                   chosen.count, chosenSuite.tests.count, seconds, results.failures.count, results.skipped.count).utf8))
-        for failure in results.failures { printError("\(failure.item): \(failure.reason)") }
+        Console.note(String(format: "fpbench run: %d algorithms × %d tests in %.1f s wall, %d failures, %d skipped",
+                                                   chosen.count, chosenSuite.tests.count, seconds, results.failures.count, results.skipped.count))
+        for failure in results.failures { Console.error("\(failure.item): \(failure.reason)") }
         print(outFolder.appendingPathComponent("summary.md").path)
         if !results.failures.isEmpty { throw ExitCode(2) }
     }
@@ -73,7 +74,7 @@ struct Report: ParsableCommand {
     static func checkSeal<R: ShardedResults>(_ results: R, path: String) throws {
         if let broken = results.brokenSeal { throw ValidationError("\(path): \(broken)") }
         if results.unsealed {
-            FileHandle.standardError.write(Data("warning: \(path) carries no seal (written before fpbench sealed its results): its figures cannot be checked\n".utf8))
+            Console.warning("\(path) carries no seal (written before fpbench sealed its results): its figures cannot be checked")
         }
     }
 

@@ -75,12 +75,12 @@ struct SweepCommand: ParsableCommand {
             try SweepReport.write(record, to: folder)
             let measured = Set(points.filter { $0.count > 0 }.map(\.level)), missing = levels.filter { !measured.contains($0) }
             if !missing.isEmpty {
-                FileHandle.standardError.write(Data(String(format: "warning: fpbench sweep: no query could be made at %d of the %d levels (%@%@); a query length above the shortest reference?\n",
+                Console.warning(String(format: "fpbench sweep: no query could be made at %d of the %d levels (%@%@); a query length above the shortest reference?",
                                   missing.count, levels.count, missing.prefix(5).map { String(format: "%g", $0) }.joined(separator: ", "),
-                                  missing.count > 5 ? ", ..." : "").utf8))
+                                  missing.count > 5 ? ", ..." : ""))
             }
-            FileHandle.standardError.write(Data(String(format: "fpbench sweep: %d levels measured × %d algorithms in %.1f s wall\n",
-                                                       measured.count, base.algorithms.count, Date().timeIntervalSince(started)).utf8))
+            Console.note(String(format: "fpbench sweep: %d levels measured × %d algorithms in %.1f s wall",
+                                                       measured.count, base.algorithms.count, Date().timeIntervalSince(started)))
             print(folder.appendingPathComponent("sweep.md").path)
         }
     }

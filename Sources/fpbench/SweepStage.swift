@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioIO
 import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
@@ -45,7 +46,7 @@ extension SweepCommand {
                 let started = Date()
                 let (points, results, _) = try validated { try BenchmarkSweep(base: try target.configuration(common.options, algorithms: common.algorithms)).run(axis, levels: levels) }
                 try target.write(points, axis: .stage(axis), thresholds: [0.9, 0.5], results: results, out: folder)
-                FileHandle.standardError.write(Data(String(format: "fpbench sweep: %d levels on the benchmark in %.1f s wall\n", levels.count, Date().timeIntervalSince(started)).utf8))
+                Console.note(String(format: "fpbench sweep: %d levels on the benchmark in %.1f s wall", levels.count, Date().timeIntervalSince(started)))
             } else {
                 try common.run(axis: .stage(axis), levels: levels, thresholds: [0.9, 0.5], defaultTolerance: step / 8, out: folder)
             }

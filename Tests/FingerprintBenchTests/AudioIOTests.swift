@@ -121,3 +121,30 @@ import Testing
         }
     }
 }
+
+/// Standard error's one writer: a warning under a terminal's progress line lands above it and the line is
+/// drawn again below; lines written from many threads at once arrive whole; a warning said once is said once.
+@Suite(.serialized) struct ConsoleTests {
+    final class Captured: @unchecked Sendable {
+        private let lock = NSLock()
+        private var parts: [String] = []
+        func append(_ text: String) { lock.withLock { parts.append(text) } }
+        var text: String { lock.withLock { parts.joined() } }
+    }
+
+    @Test func warningsLandAboveTheProgressLineAndArriveWhole() {
+        let captured = Captured(), saved = Console.output
+        Console.output = { captured.append($0) }
+        defer { Console.output = saved }
+        Console.progress("indexing 3/10 [console test]", inPlace: true)
+        Console.warning("[console test] a damaged file")
+        Console.endProgress()
+        let long = String(repeating: "x", count: 2_000)
+        DispatchQueue.concurrentPerform(iterations: 200) { i in Console.note("[console test] line \(i) \(long)") }
+        for _ in 0..<3 { Console.warning(once: "[console test]", "[console test] once") }
+        let text = captured.text
+        #expect(text.contains("\r\u{1B}[Kwarning: [console test] a damaged file\nindexing 3/10 [console test]"))
+        #expect((0..<200).allSatisfy { text.contains("[console test] line \($0) \(long)\n") })
+        #expect(text.components(separatedBy: "warning: [console test] once\n").count == 2)
+    }
+}
