@@ -66,11 +66,11 @@ struct Merge: ParsableCommand {
             return
         case .benchmark:
             let merged = try validated { try BenchmarkResults.merge(files: files) }
-            try OutputFolder.write(folder) { try BenchmarkReport.write(merged, costs: nil, to: folder) }
+            try BenchmarkReport.write(merged, costs: nil, to: folder)
             Console.note("fpbench merge: \(parts.count) parts, \(merged.answers.count) answers")
         case .suite:
             let merged = try validated { try RunResults.merge(files: files) }
-            try OutputFolder.write(folder) { try ReportWriter.write(merged, to: folder) }
+            try ReportWriter.write(merged, to: folder)
             Console.note("fpbench merge: \(parts.count) parts, \(merged.tests.count) tests")
         }
         print(folder.appendingPathComponent("summary.md").path)

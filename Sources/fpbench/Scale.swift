@@ -2,6 +2,7 @@ import ArgumentParser
 import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
+import Reporting
 import Foundation
 
 struct Scale: ParsableCommand {
@@ -55,27 +56,8 @@ struct Scale: ParsableCommand {
         var scale = SyntheticScale(benchmark: configuration, hours: hours, length: length)
         scale.slices = slices
         let points = try validated { try scale.run() }
-        let folder = URL(fileURLWithPath: out)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var csv = "algorithm,hours (synthetic past the real catalog),synthetic tracks,index MiB,prints MiB,build s,peak resident MiB,"
-            + "search ms median,search ms p90,positives,correct,threshold,held-out negatives,held-out false positives,false positives at the real catalog's threshold\n"
-        var md = "# Synthetic scale test (\(g(length)) s clean queries; catalog grown with SYNTHETIC tracks"
-            + (slices > 1 ? "; built and searched as \(slices) slices: memory of the largest, search time summed" : "") + ")\n\n"
-            + "`\(command(dataset: configuration.dataset.manifest.name))` — \(fpbenchVersion).\n\n"
-            + "| algorithm | hours | index MiB | prints MiB | peak MiB | search ms (median / p90) | correct | held-out false positives | at the real catalog's threshold |\n"
-            + "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-        for p in points {
-            let mib = { (bytes: Int) in String(format: "%.0f", Double(bytes) / 1_048_576) }
-            csv += [p.algorithm, String(format: "%.1f", p.hours), "\(p.syntheticTracks)", mib(p.indexBytes), mib(p.printBytes), String(format: "%.1f", p.buildSeconds),
-                    mib(p.peakResidentBytes), String(format: "%.2f", p.searchMilliseconds), String(format: "%.2f", p.searchMilliseconds90), "\(p.positives)",
-                    "\(p.correct)", String(format: "%.4f", p.threshold), "\(p.heldOutNegatives)", "\(p.heldOutFalsePositives)", "\(p.falsePositivesAtRealThreshold)"]
-                .joined(separator: ",") + "\n"
-            md += "| \(p.algorithm) | \(String(format: "%.0f", p.hours)) | \(mib(p.indexBytes)) | \(mib(p.printBytes)) | \(mib(p.peakResidentBytes)) | "
-                + String(format: "%.1f / %.1f", p.searchMilliseconds, p.searchMilliseconds90) + " | \(p.correct)/\(p.positives) | "
-                + "\(p.heldOutFalsePositives)/\(p.heldOutNegatives) | \(p.falsePositivesAtRealThreshold)/\(p.heldOutNegatives) |\n"
-        }
-        try writeAtomically(Data(csv.utf8), to: folder.appendingPathComponent("scale.csv").path)
-        try writeAtomically(Data(md.utf8), to: folder.appendingPathComponent("scale.md").path)
+        let md = try ScaleReport.write(points, length: length, slices: slices, command: command(dataset: configuration.dataset.manifest.name),
+                                       version: fpbenchVersion, to: URL(fileURLWithPath: out))
         print(md)
     }
 

@@ -3,6 +3,7 @@ import AudioIO
 @testable import Evaluation
 import Fingerprinting
 import Foundation
+import Reporting
 @testable import SuiteEvaluation
 import Testing
 
@@ -49,6 +50,16 @@ import Testing
                     == (whole.hours, whole.syntheticTracks, whole.correct, whole.threshold, whole.heldOutFalsePositives, whole.falsePositivesAtRealThreshold))
             #expect(Double(parts.printBytes) < 0.6 * Double(whole.printBytes), "\(parts.printBytes) of \(whole.printBytes)")
         }
+
+        // The report: a variant with two settings stays one field of scale.csv (15 columns in every row).
+        var named = points
+        for i in named.indices { named[i].algorithm = "constellation@fanOut=5,queryShifts=1" }
+        let folder = temporaryFolder()
+        let md = try ScaleReport.write(named, length: 5, slices: 1, command: "fpbench scale", version: "test", to: folder)
+        let rows = try String(contentsOf: folder.appendingPathComponent("scale.csv"), encoding: .utf8).split(separator: "\n")
+        #expect(rows.count == 3 && rows[0].split(separator: ",").count == 15)
+        #expect(rows.dropFirst().allSatisfy { $0.hasPrefix("\"constellation@fanOut=5,queryShifts=1\",") && $0.split(separator: ",").count == 16 }, "\(rows)")
+        #expect(md.contains("| constellation@fanOut=5,queryShifts=1 | ") && !FileManager.default.fileExists(atPath: folder.appendingPathComponent(OutputFolder.marker).path))
 
         var keyless = configuration
         keyless.algorithms = [try AlgorithmRegistry.algorithm("waveprint")]
