@@ -39,7 +39,7 @@ final class MediaFile: AudioDecoder {
     /// Seconds decoded before a seek's target and thrown away, so that the decoder's state (a Vorbis block's
     /// overlap, MP3's bit reservoir, Opus's energy prediction) is what it would be had it decoded from the
     /// start: the samples after a seek are then the same as a whole decoding's (tested per format).
-    private static let seekPreroll = 2.0
+    static let seekPreroll = 2.0
 
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?

@@ -44,7 +44,7 @@ public struct BenchmarkConfiguration: Sendable {
     /// `keepAudioLimitBytes` (failing answers of the longest queries first).
     public var keepAudio = KeepAudio.none
     public var keepAudioFolder: URL?
-    public var keepAudioLimitBytes = 200_000_000
+    public var keepAudioLimitBytes = KeepAudio.defaultLimitMegabytes * 1_000_000
     /// Where the noises and impulse responses the dataset lacks come from (the project's own set,
     /// `Datasets/default`; nil: conditions that need them are skipped). What is taken is named in the
     /// results (`catalog.borrowed`) and the summary.

@@ -8,6 +8,9 @@ import Foundation
 /// fingerprint): a damaged entry is discarded with a warning and recomputed, never trusted. A cache that
 /// cannot be written costs speed, never a result.
 package struct FingerprintCache: Sendable {
+    /// Seconds after which a killed writer's temporary file is swept when a cache is opened: no write
+    /// of one entry takes an hour, so a younger one may belong to a run still going.
+    static let staleTemporaryAge = 3600.0
     package let folder: URL?
 
     /// Opens the cache, removing temporary files that writers killed more than an hour ago left behind
@@ -19,7 +22,7 @@ package struct FingerprintCache: Sendable {
         let marker = folder.appendingPathComponent(".swept")
         let swept = (try? FileManager.default.attributesOfItem(atPath: marker.path))?[.modificationDate] as? Date
         if swept.map({ Date().timeIntervalSince($0) >= 3600 }) ?? true {
-            removeStaleTemporaries(in: folder, olderThan: 3600)
+            removeStaleTemporaries(in: folder, olderThan: Self.staleTemporaryAge)
             try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try? Data().write(to: marker)
         }

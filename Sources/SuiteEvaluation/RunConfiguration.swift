@@ -17,7 +17,7 @@ public struct RunConfiguration: Sendable {
     public var keepAudioFolder: URL?
     /// Which queries' audio to keep: those some algorithm did not identify, or all; at most `keepAudioLimitBytes`.
     public var keepAudio = KeepAudio.all
-    public var keepAudioLimitBytes = 200_000_000
+    public var keepAudioLimitBytes = KeepAudio.defaultLimitMegabytes * 1_000_000
     public var progress: ProgressMode
     public var toolVersion: String
     /// Whether to search each algorithm's catalog (references + distractors); sweeps do not report it.

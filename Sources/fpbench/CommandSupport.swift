@@ -93,7 +93,7 @@ extension KeepAudio: ExpressibleByArgument {}
 struct KeepAudioOptions: ParsableArguments {
     @Option(help: "Keep the audio behind answers as WAV in the output folder, for report.html's players: failures (answers that were not correct: the query, the excerpt it should have matched and the one it did), all, or none.")
     var keepAudio = KeepAudio.none
-    @Option(help: "Most megabytes of audio --keep-audio writes (failing answers of the longest queries first).") var keepAudioLimit = 200
+    @Option(help: "Most megabytes of audio --keep-audio writes (failing answers of the longest queries first).") var keepAudioLimit = KeepAudio.defaultLimitMegabytes
 
     func validate() throws {
         guard (1...1_000_000).contains(keepAudioLimit) else { throw ValidationError("--keep-audio-limit must be 1 to 1,000,000 MB, got \(keepAudioLimit)") }
