@@ -30,8 +30,8 @@ enum BenchmarkChoice {
 
 /// The counts and the systems' state folder of a sweep made of whole benchmarks (sweep operating, sweep skew).
 struct BenchmarkCounts: ParsableArguments {
-    @Option(help: "Positions per query length, each degraded under every condition (default 100).") var queries: Int?
-    @Option(help: "Negative queries per query length, half to calibrate each threshold, half held out (default 1,000).") var negatives: Int?
+    @Option(help: "Positions per query length, each degraded under every condition (default \(BenchmarkSpec().queriesPerLength)).") var queries: Int?
+    @Option(help: "Negative queries per query length, half to calibrate each threshold, half held out (default \(BenchmarkSpec().negativesPerLength)).") var negatives: Int?
     @Option(help: "Where outside systems keep their indexes (default: systems/ beside the fingerprint cache).") var systemState: String?
 
     func spec(lengths: [Double], conditions: [String]) throws -> BenchmarkSpec {

@@ -50,8 +50,8 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(help: "A benchmark spec file (JSON): queryLengths, queriesPerLength, negativesPerLength, conditions, offsetTolerance, falsePositiveTarget, falsePositiveConfidence, bruteForceHourLimit, systems, startGrid.")
     var spec: String?
     @Option(parsing: .upToNextOption, help: "Query lengths in seconds (default 1 2 5 10).") var lengths: [Double] = []
-    @Option(help: "Positions per query length, each degraded under every condition (default 100).") var queries: Int?
-    @Option(help: "Negative queries per query length (default 1,000): those cut from one half of the negative recordings calibrate each algorithm's threshold, those of the other half measure its false positives, held out.") var negatives: Int?
+    @Option(help: "Positions per query length, each degraded under every condition (default \(BenchmarkSpec().queriesPerLength)).") var queries: Int?
+    @Option(help: "Negative queries per query length (default \(BenchmarkSpec().negativesPerLength)): those cut from one half of the negative recordings calibrate each algorithm's threshold, those of the other half measure its false positives, held out.") var negatives: Int?
     @Option(parsing: .upToNextOption, help: "Condition ids to keep (default: all of the spec's).") var conditions: [String] = []
     @Flag(help: "Also measure accuracy and search time against catalogs of 1/16, 1/8, 1/4, 1/2 and all of the tracks (longest query length, clean).")
     var scaling = false

@@ -33,8 +33,8 @@ struct Scale: ParsableCommand {
     var algorithms: [String] = ["constellation", "haitsma-kalker"]
     @Option(parsing: .upToNextOption, help: "Catalog sizes in hours (real tracks first, then synthetic ones).") var hours: [Double] = [13, 100, 1000]
     @Option(help: "Query length in seconds.") var length = 10.0
-    @Option(help: "Clean positive queries (default 100).") var queries = 100
-    @Option(help: "Negative queries (default 500): those of one half of the negative recordings calibrate, the others' are held out.") var negatives = 500
+    @Option(help: "Clean positive queries.") var queries = 100
+    @Option(help: "Negative queries: those of one half of the negative recordings calibrate, the others' are held out.") var negatives = 500
     @Option(help: "Build and search each size as this many slices of the catalog, one at a time (memory: the largest slice's; search time: the sum over the slices).")
     var slices = 1
     @Option(help: "Output folder (scale.csv, scale.md).") var out = "runs/scale"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioIO
 import BenchmarkEvaluation
+import Degradation
 import Evaluation
 import Fingerprinting
 import Foundation
@@ -28,7 +29,7 @@ extension SweepCommand {
 
         @OptionGroup var common: Common
         @OptionGroup var target: Target
-        @Option(help: "The stage: speed, tempo, pitch, codec, gain, clipping, compressor, lowpass, highpass, bitcrush, room.") var unit: String
+        @Option(help: "The stage: a unit with a number to sweep, of \(StageUnits.all.map { $0.name }.joined(separator: ", ")).") var unit: String
         @Option(help: "The parameter swept: factor, semitones, kbps, compression, dB, dBFS, share, threshold, ratio, hz, bits, rt60, distance.") var parameter: String
         @Option(help: "For codec: mp3, ogg or opus.") var format = "mp3"
         @Option(parsing: .unconditional, help: "First level.") var from: Double

@@ -12,8 +12,8 @@ extension SweepCommand {
     struct Target: ParsableArguments {
         @Flag(help: "Sweep on the identification benchmark (default dataset: catalog) instead of the thesis suite.") var benchmark = false
         @Option(help: "With --benchmark: the query length in seconds.") var length = 10.0
-        @Option(help: "With --benchmark: positions per level (default 100).") var queries: Int?
-        @Option(help: "With --benchmark: negative queries per length, half to calibrate the threshold, half held out (default 1,000, the benchmark's).") var negatives: Int?
+        @Option(help: "With --benchmark: positions per level (default \(BenchmarkSpec().queriesPerLength)).") var queries: Int?
+        @Option(help: "With --benchmark: negative queries per length, half to calibrate the threshold, half held out (default \(BenchmarkSpec().negativesPerLength), the benchmark's).") var negatives: Int?
 
         func configuration(_ options: RunOptions, algorithms: [String]) throws -> BenchmarkConfiguration {
             guard length > 0 && length <= 600 else { throw ValidationError("--length must be above 0 and at most 600 s") }
