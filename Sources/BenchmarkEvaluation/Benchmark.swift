@@ -32,10 +32,7 @@ public struct Benchmark {
         progress.finish()
         for (t, failure) in indexed.failures { failures.append(.init(item: "catalog \(tracks[t])", reason: failure, file: tracks[t])) }
         let catalogs = c.algorithms.indices.map { a in
-            let catalog = Catalog(algorithm: c.algorithms[a])
-            for t in tracks.indices { if let p = indexed.prints[a][t] { catalog.add(p, name: tracks[t], checksum: indexed.checksums[t]) } }
-            catalog.seal()
-            return catalog
+            Catalog(algorithm: c.algorithms[a], sealing: tracks.indices.lazy.map { (indexed.prints[a][$0], tracks[$0], indexed.checksums[$0]) })
         }
         return (catalogs, failures)
     }
@@ -170,10 +167,7 @@ public struct Benchmark {
                 continue
             }
             let clock = ContinuousClock.now
-            let catalog = Catalog(algorithm: algorithms[a])
-            for t in tracks.indices { if let p = indexed.prints[a][t] { catalog.add(p, name: tracks[t]) } }
-            catalog.seal()
-            catalogs.append(catalog)
+            catalogs.append(Catalog(algorithm: algorithms[a], sealing: tracks.indices.lazy.map { (indexed.prints[a][$0], tracks[$0], "") }))
             buildSeconds.append((ContinuousClock.now - clock).seconds)
         }
         return BuiltIndex(catalogs: catalogs, buildSeconds: buildSeconds, indexed: indexed, loaded: loaded, peer: peer,

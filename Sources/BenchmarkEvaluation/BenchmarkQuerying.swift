@@ -103,9 +103,7 @@ extension Benchmark {
                 defer { progress.advance() }
                 let kept = Array(order.prefix(max(1, Int((fraction * Double(tracks.count)).rounded(.up)))))
                 let inCatalog = Set(kept.map { tracks[$0] })
-                let catalog = Catalog(algorithm: algorithm)
-                for t in kept { if let p = prints[a][t] { catalog.add(p, name: "\(t)") } }
-                catalog.seal()
+                let catalog = Catalog(algorithm: algorithm, sealing: kept.lazy.map { (prints[a][$0], "\($0)", "") })
                 var correct = 0, positives = 0, falsePositives = 0, negatives = 0, times: [Double] = []
                 for q in chosen {
                     guard let print = outcomes[q].cleanPrints[a] else { continue }

@@ -123,10 +123,7 @@ public struct SyntheticScale {
         }
 
         func catalog(_ algorithm: AnyAlgorithm) -> Catalog {
-            let catalog = Catalog(algorithm: algorithm)
-            for t in durations.indices { catalog.add(print(t), name: names[t]) }
-            catalog.seal()
-            return catalog
+            Catalog(algorithm: algorithm, sealing: durations.indices.lazy.map { (print($0), names[$0], "") })
         }
     }
 

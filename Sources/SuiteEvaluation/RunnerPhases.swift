@@ -77,13 +77,9 @@ extension Runner {
                                 progress: ProgressReporter) throws -> [RunResults.CatalogResult] {
         let c = configuration, cells = c.algorithms.count * tests.count
         let built = c.algorithms.indices.map { a -> Catalog in
-            let catalog = Catalog(algorithm: c.algorithms[a])
-            for r in sources.indices { if let p = prints[a, .reference(r)] { catalog.add(p, name: sources[r].id) } }
-            for (d, excerpt) in distractors.enumerated() {
-                if let p = prints[a, .distractor(d)] { catalog.add(p, name: "distractor \(excerpt.file)") }
-            }
-            catalog.seal()
-            return catalog
+            let references = sources.indices.map { (print: prints[a, .reference($0)], name: sources[$0].id, checksum: "") }
+            let others = distractors.indices.map { (print: prints[a, .distractor($0)], name: "distractor \(distractors[$0].file)", checksum: "") }
+            return Catalog(algorithm: c.algorithms[a], sealing: references + others)
         }
         progress.start("catalog search", total: cells)
         return try parallelMap(cells, threads: c.threads) { cell -> Result<RunResults.CatalogResult, Error> in

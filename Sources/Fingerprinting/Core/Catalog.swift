@@ -103,6 +103,14 @@ public final class Catalog {
         index = algorithm.makeIndex()
     }
 
+    /// A sealed catalog of `algorithm` holding, in order, every entry that has a fingerprint (one whose
+    /// file could not be read or fingerprinted has none and is left out); the one way a run fills a catalog.
+    public convenience init(algorithm: AnyAlgorithm, sealing entries: some Sequence<(print: AnyFingerprint?, name: String, checksum: String)>) {
+        self.init(algorithm: algorithm)
+        for entry in entries { if let print = entry.print { add(print, name: entry.name, checksum: entry.checksum) } }
+        seal()
+    }
+
     /// An empty slice of a catalog split across parts (`CatalogSlices`): every track of the catalog is
     /// then added in order with its role, its lookups skipping keys by `whole`, the whole catalog's
     /// common keys (nil for brute force).
