@@ -128,7 +128,7 @@ public final class FrameStream {
         var start = 0
         while start + size <= samples.count {
             fft.powerSpectrum(UnsafeBufferPointer(rebasing: samples[start..<(start + size)]), window: coefficients, into: &power)
-            for i in row.indices { row[i] = 0 }
+            row.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }  // one uniqueness check, not one per bin
             frontEnd.transform(power, &row)
             row.withUnsafeBufferPointer(emit)
             start += hop
