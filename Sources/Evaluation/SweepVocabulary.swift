@@ -57,3 +57,33 @@ public struct SweepPoint: Sendable, Codable, Equatable {
         self.meanMargin = meanMargin
     }
 }
+
+/// Where an algorithm's top-1 accuracy first falls below a threshold, walking from easy to hard:
+/// the grid levels on both sides, and the crossing refined by bisection between them.
+public struct BreakingPoint: Sendable, Codable, Equatable {
+    public var algorithm: String
+    public var threshold: Double
+    /// The last grid level (easy side) still at or above the threshold, with its accuracy.
+    public var lastAbove: SweepPoint?
+    /// The first grid level below it.
+    public var firstBelow: SweepPoint?
+    /// The refined crossing (nil when the accuracy never crosses on the grid).
+    public var level: Double?
+    public var tolerance: Double
+    /// Every level bisection evaluated, in order.
+    public var evaluations: [SweepPoint]
+    /// For two-sided axes, which side of the neutral level ("below" or "above").
+    public var side: String?
+
+    package init(algorithm: String, threshold: Double, lastAbove: SweepPoint?, firstBelow: SweepPoint?, level: Double?,
+                 tolerance: Double, evaluations: [SweepPoint], side: String? = nil) {
+        self.algorithm = algorithm
+        self.threshold = threshold
+        self.lastAbove = lastAbove
+        self.firstBelow = firstBelow
+        self.level = level
+        self.tolerance = tolerance
+        self.evaluations = evaluations
+        self.side = side
+    }
+}

@@ -5,57 +5,8 @@ import SuiteEvaluation
 /// A sweep's report: sweep.csv, sweep.md (with the breaking points and their grid evidence),
 /// accuracy.svg and diagonal.svg, sweep.json, report.html. Written atomically.
 public enum SweepReport {
-    public struct Record: Codable {
-        /// Written by every sweep since it was added (`ResultsKind`); absent in older files, which keep their seal.
-        public var kind: ResultsKind? = .sweep
-        public var tool: String
-        /// The libraries that decoded the audio, per format (`DecoderLibrary.policy`; absent in sweeps from
-        /// before FFmpeg's decoder, when libsndfile decoded everything).
-        public var decoder: String?
-        public var seed: UInt64
-        public var dataset: String
-        public var axis: String
-        public var points: [SweepPoint]
-        public var breakingPoints: [BreakingPoint]
-        public var failures: Int
-        /// References each query is ranked among: chance is one in this many (nil on the benchmark).
-        public var references: Int?
-        /// What the rate is: "top-1 accuracy" (the thesis suite) or the benchmark's calibrated correct rate.
-        public var rate: String
-        /// How breaking points were refined: "bisection" or "interpolation" between grid levels.
-        public var refinement: String
-        /// For a part of a sharded sweep: which part, and every algorithm of the whole sweep in order.
-        public var shard: Shard?
-        public var algorithms: [String]?
-        /// The whole file's checksum with this field empty (`ShardedResults.sealed()`): an edited or damaged file is refused.
-        public var seal: String?
 
-        /// The parts of one sharded sweep (algorithm i in part i mod N) gathered into the whole sweep's record.
-        public static func merge(_ parts: [(path: String, results: Record)]) throws -> Record {
-            _ = try Shard.check(parts.map { ($0.path, $0.results.shard) })
-            var merged = parts[0].results
-            let order = Dictionary(uniqueKeysWithValues: (merged.algorithms ?? []).enumerated().map { ($0.element, $0.offset) })
-            var levels: [Double: Int] = [:]
-            for point in parts.flatMap(\.results.points) where levels[point.level] == nil { levels[point.level] = levels.count }
-            let points = parts.flatMap(\.results.points)
-            merged.points = points.sorted { (levels[$0.level]!, order[$0.algorithm] ?? 0) < (levels[$1.level]!, order[$1.algorithm] ?? 0) }
-            merged.breakingPoints = parts.flatMap(\.results.breakingPoints).enumerated()
-                .sorted { (order[$0.element.algorithm] ?? 0, $0.offset) < (order[$1.element.algorithm] ?? 0, $1.offset) }.map(\.element)
-            merged.failures = parts.reduce(0) { $0 + $1.results.failures }
-            merged.shard = nil
-            merged.algorithms = nil
-            return merged
-        }
-        public init(tool: String, decoder: String?, seed: UInt64, dataset: String, axis: String, points: [SweepPoint], breakingPoints: [BreakingPoint],
-                    failures: Int, references: Int?, rate: String = "top-1 accuracy", refinement: String = "bisection") {
-            self.tool = tool; self.decoder = decoder; self.seed = seed; self.dataset = dataset; self.axis = axis
-            self.points = points; self.breakingPoints = breakingPoints; self.failures = failures; self.references = references
-            self.rate = rate; self.refinement = refinement
-        }
-        var chance: Double? { references.map { 1 / Double(max(1, $0)) } }
-    }
-
-    public static func write(_ record: Record, to folder: URL) throws {
+    public static func write(_ record: SweepRecord, to folder: URL) throws {
         try OutputFolder.write(folder) {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             func put(_ text: String, _ name: String) throws { try Data(text.utf8).write(to: folder.appendingPathComponent(name), options: .atomic) }
@@ -79,7 +30,7 @@ public enum SweepReport {
     }
 
     /// sweep.csv: one row per algorithm and level.
-    static func csv(_ record: Record) -> String {
+    static func csv(_ record: SweepRecord) -> String {
         CSV.file(["algorithm", "level", "identified", "count", "top1_accuracy_percent", "wilson_low_percent", "wilson_high_percent",
                   "mean_diagonal_percent", "mean_margin_points"], record.points.map { p in
             let r = Rate(p.identified, of: p.count)
@@ -89,7 +40,7 @@ public enum SweepReport {
     }
 
     /// sweep.md: the rate per level with its interval, then the breaking points.
-    static func markdown(_ record: Record) -> String {
+    static func markdown(_ record: SweepRecord) -> String {
         let algorithms = orderedUnique(record.points.map(\.algorithm)), levels = orderedUnique(record.points.map(\.level)).sorted()
         var md = "# Sweep: \(record.axis)\n\nfpbench \(record.tool) · dataset `\(record.dataset)` · seed \(record.seed)\n\n"
         md += "![\(record.rate)](accuracy.svg)\n\n## \(record.rate.prefix(1).uppercased() + record.rate.dropFirst()) (%) per level\n\n"
@@ -115,7 +66,7 @@ public enum SweepReport {
     }
 
     /// Where each algorithm's rate first falls below each threshold, with the grid levels on either side.
-    static func breakingPoints(_ record: Record) -> String {
+    static func breakingPoints(_ record: SweepRecord) -> String {
         guard !record.breakingPoints.isEmpty else { return "" }
         let sided = record.breakingPoints.contains { $0.side != nil }
         var md = "\n## Breaking points\n\nWhere the \(record.rate) first falls below the threshold, walking from the easy end"
@@ -146,9 +97,4 @@ public enum SweepReport {
         for item in items where !seen.contains(where: { $0 == (length(item), condition(item)) }) { seen.append((length(item), condition(item))) }
         return seen
     }
-}
-
-extension SweepReport.Record: ShardedResults {
-    public var itemCount: Int { points.count }
-    public static let partFields: Set<String> = ["points", "breakingPoints", "failures", "algorithms"]
 }

@@ -59,24 +59,6 @@ public enum SweepAxis: Sendable, Equatable {
     }
 }
 
-/// Where an algorithm's top-1 accuracy first falls below a threshold, walking from easy to hard:
-/// the grid levels on both sides, and the crossing refined by bisection between them.
-public struct BreakingPoint: Sendable, Codable, Equatable {
-    public var algorithm: String
-    public var threshold: Double
-    /// The last grid level (easy side) still at or above the threshold, with its accuracy.
-    public var lastAbove: SweepPoint?
-    /// The first grid level below it.
-    public var firstBelow: SweepPoint?
-    /// The refined crossing (nil when the accuracy never crosses on the grid).
-    public var level: Double?
-    public var tolerance: Double
-    /// Every level bisection evaluated, in order.
-    public var evaluations: [SweepPoint]
-    /// For two-sided axes, which side of the neutral level ("below" or "above").
-    public var side: String?
-}
-
 public enum BreakingPoints {
     /// Finds the crossing of `threshold` on the grid `points` (one algorithm), then bisects between the
     /// bracketing levels with `evaluate` until the interval is narrower than `tolerance`.

@@ -59,7 +59,7 @@ struct Merge: ParsableCommand {
         }
         switch kind {
         case .sweep:
-            let merged = try validated { try SweepReport.Record.merge(files: files) }
+            let merged = try validated { try SweepRecord.merge(files: files) }
             try SweepReport.write(merged, to: folder)
             Console.note("fpbench merge: \(parts.count) parts, \(merged.points.count) points")
             print(folder.appendingPathComponent("sweep.md").path)

@@ -98,7 +98,7 @@ struct Report: ParsableCommand {
         try Self.refuseNewer(data, path: results)
         switch kind {
         case .sweep:
-            let record = try validated { try SweepReport.Record.decode(data, path: results) }
+            let record = try validated { try SweepRecord.decode(data, path: results) }
             try Self.checkSeal(record, path: results)
             try SweepReport.write(record, to: folder)
             print(folder.appendingPathComponent("sweep.md").path)

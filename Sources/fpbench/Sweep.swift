@@ -61,7 +61,7 @@ struct SweepCommand: ParsableCommand {
             let (points, results) = sweep.evaluate(levels)
             let breaking = sweep.breakingPoints(points, thresholds: thresholds, tolerance: tolerance ?? defaultTolerance)
             let folder = URL(fileURLWithPath: out)
-            var record = SweepReport.Record(tool: fpbenchVersion, decoder: DecoderLibrary.policy, seed: options.seed, dataset: results.dataset.name, axis: axis.label,
+            var record = SweepRecord(tool: fpbenchVersion, decoder: DecoderLibrary.policy, seed: options.seed, dataset: results.dataset.name, axis: axis.label,
                                             points: points, breakingPoints: breaking, failures: results.failures.count,
                                             references: results.references.count)
             if part != nil {

@@ -169,7 +169,7 @@ struct SchemaValidator {
             let data = try Data(contentsOf: file)
             let found = try check(data, .sweep, file.path)
             #expect(found.isEmpty, "\(file.path): \(found.prefix(5))")
-            var record = try SweepReport.Record.decode(data, path: file.path)
+            var record = try SweepRecord.decode(data, path: file.path)
             #expect(record.kind == nil && record.brokenSeal == nil, "an older sweep.json keeps its seal")
             record.kind = .sweep
             let new = try check(try record.sealed().encoded(), .sweep, "new " + file.lastPathComponent)

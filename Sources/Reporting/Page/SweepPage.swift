@@ -1,10 +1,11 @@
+import Evaluation
 import Foundation
 
 /// A sweep folder's report.html: sweep.md with its figures inline (the diagonal chart too). A sweep
 /// keeps its rates per level, not its answers: the queries behind a point are those of a run or a
 /// benchmark at that level (the page says which command lists them).
 enum SweepPage {
-    static func write(_ record: SweepReport.Record, markdown: String, to folder: URL) throws {
+    static func write(_ record: SweepRecord, markdown: String, to folder: URL) throws {
         var page = HTMLPage(title: "Sweep: \(record.axis), \(record.dataset)")
         page.add(MarkdownHTML(folder: folder).render(markdown))
         if let svg = try? String(contentsOf: folder.appendingPathComponent("diagonal.svg"), encoding: .utf8) {
