@@ -42,42 +42,10 @@ struct Datasets: ParsableCommand {
             }
             print("  \(m.distractors.count) distractors, \(m.noises.count) noise recordings, \(m.impulseResponses.count) impulse responses"
                   + (m.catalog.map { ", a catalog of \($0.tracks.count) tracks and \($0.negatives.count) negatives" } ?? ""))
-            var missing = 0, corrupt = 0
-            for file in m.files + m.renders {
-                let path = dataset.path(file.path)
-                if !FileManager.default.fileExists(atPath: path) {
-                    missing += 1
-                    Console.error("\(path): missing")
-                } else if !quick, let expected = file.sha256, (try? sha256Hex(file: path)) != expected {
-                    corrupt += 1
-                    Console.error("\(path): SHA-256 does not match the manifest (corrupted or changed)")
-                }
-            }
-            // Every window must fit in what its file really decodes to.
-            var misfits = 0
-            var lengths: [String: Double] = [:]
-            for excerpt in m.sources.flatMap({ [$0.reference] + $0.alternates }) + m.distractors
-            where !quick && FileManager.default.fileExists(atPath: dataset.path(excerpt.file)) {
-                if lengths[excerpt.file] == nil { lengths[excerpt.file] = (try? AudioReader.info(dataset.path(excerpt.file)))?.duration ?? 0 }
-                if excerpt.start + excerpt.duration > lengths[excerpt.file]! + 1e-6 {
-                    misfits += 1
-                    Console.error(String(format: "%@: window %@ does not fit in the %.3f s that decode", dataset.path(excerpt.file),
-                                      "\(excerpt.window)", lengths[excerpt.file]!))
-                }
-            }
-            problems += misfits
-            // A file a section uses but the file list does not name is checked too (it has no checksum).
-            let listed = Set((m.files + m.renders).map(\.path))
-            // In a manifest that pins its files, such a file would be used unchecked: a problem, not a pass.
-            for file in m.usedFiles where !listed.contains(file) {
-                if !FileManager.default.fileExists(atPath: dataset.path(file)) {
-                    missing += 1
-                    Console.error("\(dataset.path(file)): missing (used by the manifest, not in its file list)")
-                } else if !listed.isEmpty {
-                    corrupt += 1
-                    Console.error("\(dataset.path(file)): used by the manifest but not pinned in its files (no SHA-256)")
-                }
-            }
+            let health = DatasetHealth(dataset, quick: quick)
+            for problem in health.problems { Console.error(problem.message) }
+            let missing = health.count(.missing), corrupt = health.count(.corrupt)
+            problems += health.count(.misfit)
             let total = m.files.count + m.renders.count
             if missing + corrupt == 0 {
                 print("  \(total) files present\(quick ? "" : ", checksums match")")

@@ -98,3 +98,22 @@ import Testing
         #expect { try DatasetFolder.catalogManifest(tracks: folder, negatives: temporaryFolder()) } throws: { "\($0)".contains("no audio files") }
     }
 }
+
+/// `fpbench datasets`' checks, in the library: the ci dataset as fetched is healthy; a changed checksum, a
+/// window past its file's end and a file gone are each named, in the order found.
+@Suite struct DatasetHealthTests {
+    @Test func eachProblemIsNamedAndCounted() throws {
+        let dataset = try ciDataset()
+        #expect(DatasetHealth(dataset, quick: false).problems.isEmpty)
+        var damaged = dataset
+        damaged.manifest.files[0].sha256 = String(repeating: "0", count: 64)
+        damaged.manifest.sources[0].reference.duration = 10_000
+        damaged.manifest.files.append(DatasetFile(path: "birds/gone.wav", sha256: nil))
+        let health = DatasetHealth(damaged, quick: false)
+        #expect((health.count(.corrupt), health.count(.misfit), health.count(.missing)) == (1, 1, 1), "\(health.problems.map(\.message))")
+        #expect(health.problems.map(\.kind) == [.corrupt, .missing, .misfit])
+        #expect(health.problems[1].message.hasSuffix("birds/gone.wav: missing"))
+        // Quick: existence only.
+        #expect(DatasetHealth(damaged, quick: true).problems.map(\.kind) == [.missing])
+    }
+}
