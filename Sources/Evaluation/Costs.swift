@@ -28,3 +28,11 @@ public func processCPUSeconds(_ who: __rusage_who) -> Double {
     getrusage(who.rawValue, &usage)
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
+
+/// CPU time (user + system) of this process and its finished child processes since creation, in seconds.
+public struct CPUClock {
+    private let start = CPUClock.now()
+    public init() {}
+    public static func now() -> Double { processCPUSeconds(RUSAGE_SELF) + processCPUSeconds(RUSAGE_CHILDREN) }
+    public var elapsed: Double { CPUClock.now() - start }
+}

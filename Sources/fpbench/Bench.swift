@@ -45,7 +45,10 @@ struct Bench: ParsableCommand {
 
     func run() throws {
         let chosen = try external.resolve(algorithms)
-        let t = try BenchTimings(chosen, files: files, repeats: `repeat`, peer: !noPeer, external: external, progress: ProgressReporter(progress.mode))
+        let t = try reportingFailure("bench") {
+            try SpeedMeasurements(chosen, files: files, repeats: `repeat`, peer: !noPeer, executable: Self.executable, arguments: external.arguments,
+                                  progress: ProgressReporter(progress.mode))
+        }
         let totalAudio = t.audioSeconds.reduce(0, +)
         print("algorithm" + String(repeating: " ", count: 19) + "audio s   CPU s    audio s / CPU s   bytes / s   peak MB   × decode alone" + (t.peerAvailable ? "   fpcalc CPU / ours (median over files)" : ""))
         func row(_ name: String, _ cpu: [Double], _ bytesPerSecond: Double?, _ peak: Int?, _ overFloor: Double?, _ ratio: Double?) {

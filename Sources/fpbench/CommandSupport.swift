@@ -38,13 +38,6 @@ func writeAtomically(_ data: Data, to path: String) throws {
     try data.write(to: URL(fileURLWithPath: path), options: .atomic)
 }
 
-/// CPU time (user + system) of this process and its finished child processes since creation, in seconds.
-struct CPUClock {
-    private let start = CPUClock.now()
-    static func now() -> Double { processCPUSeconds(RUSAGE_SELF) + processCPUSeconds(RUSAGE_CHILDREN) }
-    var elapsed: Double { CPUClock.now() - start }
-}
-
 /// The options every command that runs algorithms on a dataset shares: `run`, `sweep`,
 /// `compare-algorithms` and `benchmark`.
 struct RunOptions: ParsableArguments {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AudioIO
+import Evaluation
 import Fingerprinting
 import Foundation
 

@@ -1,28 +1,30 @@
 import AudioIO
-import Evaluation
 import Fingerprinting
 import Foundation
 import OutsidePrograms
 
 /// What `fpbench bench` measures: each algorithm's best CPU seconds per file, fpcalc's in the same loop, the
-/// decoding floor per rate, and each algorithm's peak memory in a process of its own.
-struct BenchTimings {
-    var ours: [[Double]], peer: [Double], audioSeconds: [Double], bytes: [[Int]], peerAvailable: Bool
+/// decoding floor per rate, and each algorithm's peak memory in a process of its own (`executable fingerprint`).
+public struct SpeedMeasurements {
+    public var ours: [[Double]], peer: [Double], audioSeconds: [Double], bytes: [[Int]], peerAvailable: Bool
     /// CPU seconds per file of decoding and resampling alone, by decoder and rate (libsndfile's only where
     /// it reads every file), the file's own rate (decoding without resampling) included.
-    var floor: [DecodingFloor: [Double]], memory: [Int?], peerMemory: Int?
+    public var floor: [DecodingFloor: [Double]], memory: [Int?], peerMemory: Int?
     /// Per algorithm rate, each file's floor through the library the reader chooses for it.
-    var readerFloor: [Double: [Double]]
+    public var readerFloor: [Double: [Double]]
 
-    struct DecodingFloor: Hashable, Comparable {
-        let decoder: DecoderLibrary
+    public struct DecodingFloor: Hashable, Comparable {
+        public let decoder: DecoderLibrary
         /// nil: the file's own rate.
-        let rate: Double?
-        static func < (a: Self, b: Self) -> Bool { (a.decoder.rawValue, a.rate ?? 0) < (b.decoder.rawValue, b.rate ?? 0) }
-        var name: String { "decode @\(rate.map { String(Int($0)) } ?? "own rate") \(decoder.rawValue)" }
+        public let rate: Double?
+        public static func < (a: Self, b: Self) -> Bool { (a.decoder.rawValue, a.rate ?? 0) < (b.decoder.rawValue, b.rate ?? 0) }
+        public var name: String { "decode @\(rate.map { String(Int($0)) } ?? "own rate") \(decoder.rawValue)" }
     }
 
-    init(_ chosen: [AnyAlgorithm], files: [String], repeats: Int, peer measurePeer: Bool, external: ExternalOption, progress: ProgressReporter) throws {
+    /// `executable` with `arguments` after the file: this fpbench and what it needs to know the algorithms
+    /// (`--external`, `--set`). A file that cannot be read or fingerprinted is thrown, naming it.
+    public init(_ chosen: [AnyAlgorithm], files: [String], repeats: Int, peer measurePeer: Bool, executable: String, arguments: [String],
+                progress: ProgressReporter) throws {
         // Best CPU seconds per algorithm and file, and fpcalc's, measured file by file, alternating.
         var ours = chosen.map { _ in [Double](repeating: .infinity, count: files.count) }
         var peer = [Double](repeating: .infinity, count: files.count)
@@ -35,7 +37,10 @@ struct BenchTimings {
                 defer { progress.advance() }
                 for (a, algorithm) in chosen.enumerated() {
                     let clock = CPUClock()
-                    let made = try reportingFailure(file) { try algorithm.fingerprint(file: file) }
+                    let made: AnyFingerprint
+                    do { made = try algorithm.fingerprint(file: file) } catch let error as AudioError { throw error } catch {
+                        throw DatasetError(path: file, reason: "\(error)")
+                    }
                     ours[a][f] = min(ours[a][f], clock.elapsed)
                     audioSeconds[f] = made.duration
                     bytes[a][f] = made.byteCount
@@ -64,15 +69,13 @@ struct BenchTimings {
                 }
             } catch where key.decoder == .libsndfile {  // it reads fewer formats than FFmpeg
                 Console.note("\(key.name): not timed (\(error))")
-            } catch {
-                _ = try reportingFailure((error as? AudioError)?.path ?? "") { throw error }
             }
         }
         // Peak memory: each algorithm alone in a process of its own (`fpbench fingerprint`), the largest over the files.
         progress.start("peak memory, one process each", total: chosen.count)
         let memory = chosen.map { algorithm in
             defer { progress.advance() }
-            return files.compactMap { file in try? ChildRun.run(Bench.executable, ["fingerprint", "-a", algorithm.identifier, file] + external.arguments) }
+            return files.compactMap { file in try? ChildRun.run(executable, ["fingerprint", "-a", algorithm.identifier, file] + arguments) }
                 .filter { $0.status == 0 }.map(\.peakResidentBytes).max()
         }
         let peerMemory = peerAvailable ? files.compactMap { PeerTiming.fpcalc([$0])?.peakResidentBytes?.first }.max() : nil
