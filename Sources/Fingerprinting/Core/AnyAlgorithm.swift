@@ -22,8 +22,10 @@ public struct AnyAlgorithm: Sendable {
     public let minimumDuration: Double
     public let offsetResolution: Double?
     public let rawFigureName: String
-    /// What it can do beyond fingerprinting and comparing (`Capabilities`).
-    public private(set) var capabilities: Capabilities
+    /// What it can do beyond fingerprinting and comparing (`Capabilities`): what its types show and it
+    /// declares, and variants when it has parameters to set.
+    public var capabilities: Capabilities { settable.isEmpty ? shown : shown.union(.variants) }
+    private let shown: Capabilities
     private let fingerprintBody: @Sendable (Audio, FingerprintRole) throws -> any Fingerprint
     private let isMatchBody: @Sendable (Comparison) -> Bool
     private let makeIndexBody: @Sendable () -> any AnyIndexBox
@@ -43,7 +45,6 @@ public struct AnyAlgorithm: Sendable {
     public init<A: FingerprintAlgorithm & Parameterized>(_ algorithm: A) {
         self.init(algorithm, identifier: algorithm.identifier, variants: Self.varying(algorithm))
         settable = Mirror(reflecting: algorithm.parameters).children.compactMap(\.label)
-        capabilities.insert(.variants)
     }
 
     /// Variants of `algorithm`, each of which can be varied again (`--set panako@dense.peakBinRadius=40`).
@@ -53,7 +54,6 @@ public struct AnyAlgorithm: Sendable {
             let changed = A(parameters: try algorithm.parameters.setting(values))
             var variant = AnyAlgorithm(changed, identifier: identifier, variants: varying(changed))
             variant.settable = Mirror(reflecting: changed.parameters).children.compactMap(\.label)
-            variant.capabilities.insert(.variants)
             return variant
         }
     }
@@ -75,7 +75,7 @@ public struct AnyAlgorithm: Sendable {
         minimumDuration = algorithm.minimumDuration
         offsetResolution = algorithm.offsetResolution
         rawFigureName = algorithm.rawFigureName
-        capabilities = Self.capabilities(of: algorithm)
+        shown = Self.capabilities(of: algorithm)
         fingerprintBody = { try algorithm.fingerprint($0, role: $1) }
         isMatchBody = { algorithm.isMatch($0) }
         makeIndexBody = { IndexBox(algorithm.makeIndex()) }
