@@ -12,9 +12,9 @@ fpbench=${FPBENCH:-.build/debug/fpbench}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The dataset has no impulse response: test 4 runs without its room (marked † in the tables).
-"$fpbench" run --dataset ci --allow-missing-stages --no-cache --quiet --out "$work/suite"
+"$fpbench" run --dataset ci --missing-recordings leave-out --no-cache --quiet --out "$work/suite"
 # Only the dataset's own recordings (it has no babble or room): nothing from a dataset CI does not fetch.
-"$fpbench" benchmark --dataset catalog-ci --queries 6 --negatives 24 --lengths 2 5 --no-cache --quiet --own-recordings-only \
+"$fpbench" benchmark --dataset catalog-ci --queries 6 --negatives 24 --lengths 2 5 --no-cache --quiet --missing-recordings leave-out \
     --conditions clean white-0dB speed-1.05 tempo-0.9 pitch-up \
     --algorithms constellation haitsma-kalker waveprint panako panako@dense quads --out "$work/benchmark"
 mkdir -p "$out/suite" "$out/benchmark"

@@ -50,7 +50,8 @@ public struct Benchmark {
         let drawn = BenchmarkPlan.draw(spec: c.spec, tracks: catalog.tracks, durations: catalog.durations,
                                          negatives: catalog.negatives, negativeDurations: catalog.negativeDurations,
                                          crossCheck: catalog.crossCheck, crossCheckDurations: catalog.crossCheckDurations, seed: c.seed)
-        let (conditions, recordings, borrowed) = usableConditions(&skipped, &failures)
+        let (conditions, recordings) = try usableConditions(&skipped)
+        let stageContext = StageContext(recordings: recordings.audio)  // a condition runs whole or not at all
         guard !conditions.isEmpty else {
             throw DatasetError(path: c.dataset.manifestPath, reason: "no condition can be run: "
                                + skipped.map { "\($0.item) \($0.reason)" }.joined(separator: "; "))
@@ -67,7 +68,7 @@ public struct Benchmark {
         defer { try? FileManager.default.removeItem(at: files.folder) }
         let answered = queries.indices.filter { c.shard?.includes($0) ?? true }.map { queries[$0] }
         let scalingLength = c.part == nil ? c.scalingLength : nil
-        let outcomes = answerAll(answered, conditions: conditions, recordings: recordings, algorithms: algorithms, index: index,
+        let outcomes = answerAll(answered, conditions: conditions, stageContext: stageContext, algorithms: algorithms, index: index,
                                  systemFiles: files, scalingLength: scalingLength, progress: progress)
         for catalog in index.catalogs { try catalog.throwIfDamaged() }  // an index file found damaged while answering
         let asked = answerSystems(systems, files: files, asked: outcomes.flatMap(\.systemQuestions), progress: progress)
@@ -76,14 +77,14 @@ public struct Benchmark {
         let results = assemble(spec: spec, catalog: catalog, algorithms: algorithms.indices.map { Self.info(algorithms[$0], index.catalogs[$0]) }
                                    + systems.map(Self.info),
                                queries: queries, answers: outcomes.flatMap(\.answers) + asked.answers, skipped: skipped, failures: failures,
-                               borrowed: borrowed)
+                               borrowed: recordings.borrowed)
         let scaling = try scalingLength.map { try scalingCurve(length: $0, queries: answered, outcomes: outcomes, tracks: catalog.tracks,
                                                           durations: catalog.durations, algorithms: algorithms, prints: index.indexed.prints,
                                                           results: results, progress: progress) } ?? []
         var costs = measuredCosts(started: started, algorithms: algorithms, index: index, answered: answered, outcomes: outcomes,
                                   scalingLength: scalingLength, scaling: scaling)
         costs.systems = asked.costs.isEmpty ? nil : asked.costs
-        if c.catalogShard == nil { keepAudio(results, recordings: recordings, progress: progress) }  // a slice's answers are only candidates
+        if c.catalogShard == nil { keepAudio(results, stageContext: stageContext, progress: progress) }  // a slice's answers are only candidates
         return (results, costs)
     }
 
@@ -175,11 +176,10 @@ public struct Benchmark {
     }
 
     /// Phase 4: every query of this part answered under every condition (negatives: clean only).
-    func answerAll(_ answered: [BenchmarkQuery], conditions: [BenchmarkCondition], recordings: [String: Audio], algorithms: [AnyAlgorithm],
+    func answerAll(_ answered: [BenchmarkQuery], conditions: [BenchmarkCondition], stageContext: StageContext, algorithms: [AnyAlgorithm],
                    index: BuiltIndex, systemFiles: SystemQueryFiles, scalingLength: Double?, progress: ProgressReporter) -> [QueryOutcome] {
         let c = configuration
         progress.start("querying", total: answered.count)
-        let stageContext = StageContext(recordings: recordings)
         let cache = FingerprintCache(folder: c.cacheFolder)
         let outcomes = parallelMap(answered.count, threads: c.threads) { q -> QueryOutcome in
             defer { progress.advance() }
@@ -194,7 +194,7 @@ public struct Benchmark {
     /// The results: every answer, its failures named, the shard's key.
     func assemble(spec: BenchmarkSpec, catalog: CatalogFiles, algorithms: [BenchmarkResults.AlgorithmInfo], queries: [BenchmarkQuery],
                   answers: [BenchmarkAnswer], skipped: [Problem], failures: [Problem],
-                  borrowed: [BenchmarkResults.BorrowedRecording]) -> BenchmarkResults {
+                  borrowed: [BorrowedRecording]) -> BenchmarkResults {
         let c = configuration
         var results = BenchmarkResults(
             tool: .fpbench(c.toolVersion), seed: c.seed, spec: spec,
@@ -208,11 +208,7 @@ public struct Benchmark {
             results.failures.append(.init(item: "\(answer.algorithm): query \(answer.query)/\(answer.condition)", reason: reason,
                                           algorithm: answer.algorithm, test: answer.condition))
         }
-        if var shard = c.part {
-            shard.configuration = results.configurationKey
-            results.shard = shard
-        }
-        return results
+        return c.part.map { results.keyed($0) } ?? results
     }
 
     /// A built-in algorithm as the results list it.

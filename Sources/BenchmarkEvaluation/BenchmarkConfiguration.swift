@@ -45,10 +45,11 @@ public struct BenchmarkConfiguration: Sendable {
     public var keepAudio = KeepAudio.none
     public var keepAudioFolder: URL?
     public var keepAudioLimitBytes = KeepAudio.defaultLimitMegabytes * 1_000_000
-    /// Where the noises and impulse responses the dataset lacks come from (the project's own set,
-    /// `Datasets/default`; nil: conditions that need them are skipped). What is taken is named in the
-    /// results (`catalog.borrowed`) and the summary.
-    public var recordingsFallback: Dataset?
+    /// What a condition that needs a noise or impulse response the dataset lacks does: the project's own is
+    /// borrowed (default; named in the results' `catalog.borrowed` and the summary), the condition left out, or the run refused.
+    public var missingRecordings = MissingRecordingPolicy.borrow
+    /// Where `borrow` takes recordings from (the project's Datasets/default, else Datasets/catalog).
+    public var projectSet: RunRecordings.ProjectSet = RunRecordings.projectSet
 
     public init(dataset: Dataset, algorithms: [AnyAlgorithm], spec: BenchmarkSpec, seed: UInt64, threads: Int,
                 cacheFolder: URL?, progress: ProgressMode, toolVersion: String, scalingLength: Double? = nil) {

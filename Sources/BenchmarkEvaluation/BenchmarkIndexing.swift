@@ -23,39 +23,26 @@ extension Benchmark {
 
     // MARK: Phase 2
 
-    /// The conditions whose recordings (noises, impulse responses) the dataset has, or else the
-    /// project's own (`recordingsFallback`, checked against its manifest's checksums); others are
-    /// skipped, by name. Returns them, the recordings, and those taken from the project's set.
-    func usableConditions(_ skipped: inout [Problem], _ failures: inout [Problem])
-        -> (conditions: [BenchmarkCondition], recordings: [String: Audio], borrowed: [BenchmarkResults.BorrowedRecording]) {
-        let dataset = configuration.dataset, fallback = configuration.recordingsFallback
-        func entry(_ id: String, in set: Dataset) -> NamedRecording? { (set.manifest.noises + set.manifest.impulseResponses).first { $0.id == id } }
-        var recordings: [String: Audio] = [:], borrowed: [BenchmarkResults.BorrowedRecording] = []
-        var conditions: [BenchmarkCondition] = []
-        for condition in configuration.spec.conditions {
-            var missing: [String] = []
-            for id in condition.recordings where recordings[id] == nil {
-                do {
-                    if let own = entry(id, in: dataset) {
-                        recordings[id] = try AudioReader.read(dataset.path(own.file), sampleRate: workingRate)
-                    } else if let fallback, let theirs = entry(id, in: fallback) {
-                        let path = fallback.path(theirs.file), checksum = try sha256Hex(file: path)
-                        guard checksum == fallback.recordedSHA256(theirs.file) else {
-                            missing.append("\(id) (the project's \(path) does not match its manifest's checksum)")
-                            continue
-                        }
-                        recordings[id] = try AudioReader.read(path, sampleRate: workingRate)
-                        borrowed.append(.init(id: id, dataset: fallback.manifest.name, file: theirs.file, sha256: checksum))
-                    } else {
-                        missing.append("\(id) (not in the dataset" + (fallback.map { ", nor in the project's \($0.manifest.name)" } ?? "") + ")")
-                    }
-                } catch { missing.append("\(id) (\(error))") }
-            }
-            if missing.isEmpty { conditions.append(condition) } else {
-                skipped.append(.init(item: "condition \(condition.id)", reason: "needs \(missing.joined(separator: ", "))"))
-            }
+    /// The conditions whose recordings (noises, impulse responses) the run can have by its policy
+    /// (`RunRecordings`: the dataset's, or the project's when borrowing); the others are left out, by name,
+    /// or, when the policy refuses, the run is. Returns them and the recordings.
+    func usableConditions(_ skipped: inout [Problem]) throws -> (conditions: [BenchmarkCondition], recordings: RunRecordings) {
+        let c = configuration
+        let recordings = RunRecordings(c.spec.conditions.flatMap(\.recordings), dataset: c.dataset, policy: c.missingRecordings,
+                                       projectSet: c.projectSet)
+        var conditions: [BenchmarkCondition] = [], refused: [String] = []
+        for condition in c.spec.conditions {
+            let missing = condition.recordings.compactMap { id in recordings.missing[id].map { "\(id) (\($0))" } }
+            if missing.isEmpty { conditions.append(condition); continue }
+            let reason = "needs " + missing.joined(separator: ", ")
+            if c.missingRecordings == .refuse { refused.append("condition \(condition.id) \(reason)") }
+            skipped.append(.init(item: "condition \(condition.id)", reason: reason))
         }
-        return (conditions, recordings, borrowed)
+        guard refused.isEmpty else {
+            throw DatasetError(path: c.dataset.manifestPath, reason: refused.joined(separator: "; ")
+                               + ". Leave those conditions out (--conditions), or pass --missing-recordings leave-out or borrow")
+        }
+        return (conditions, recordings)
     }
 
     // MARK: Phase 3

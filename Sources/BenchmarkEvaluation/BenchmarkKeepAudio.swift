@@ -19,11 +19,10 @@ extension Benchmark {
         var bytes: Int
     }
 
-    func keepAudio(_ r: BenchmarkResults, recordings: [String: Audio], progress: ProgressReporter) {
+    func keepAudio(_ r: BenchmarkResults, stageContext: StageContext, progress: ProgressReporter) {
         let c = configuration
         guard c.keepAudio != .none, let folder = c.keepAudioFolder else { return }
         let files = Self.filesToKeep(r, mode: c.keepAudio, limitBytes: c.keepAudioLimitBytes)
-        let stageContext = StageContext(recordings: recordings)
         let conditions = Dictionary(r.spec.conditions.map { ($0.id, $0) } + [(BenchmarkCondition.cleanID, r.spec.conditions[0].clean)], uniquingKeysWith: { a, _ in a })
         // One task per query (its window decoded once for all its conditions) and one per excerpt.
         var tasks: [[KeptFile]] = [], taskOf: [String: Int] = [:]

@@ -51,14 +51,6 @@ public struct BenchmarkResults: Sendable, Codable, Equatable {
         public var hours: Double { trackSeconds.reduce(0, +) / 3600 }
     }
 
-    /// A recording a condition needs, from the project's dataset (`BenchmarkConfiguration.recordingsFallback`).
-    public struct BorrowedRecording: Sendable, Codable, Equatable {
-        public var id: String
-        public var dataset: String
-        public var file: String
-        public var sha256: String
-    }
-
     public struct AlgorithmInfo: Sendable, Codable, Equatable {
         public var identifier: String
         public var displayName: String
@@ -182,22 +174,9 @@ extension BenchmarkResults: ShardedResults {
     public var itemCount: Int { answers.count }
     public static let partFields: Set<String> = ["answers", "skipped", "failures"]
 
-    /// The SHA-256 of everything but the answers, problems and shard: equal for every part of one benchmark.
-    var configurationKey: String {
-        var shared = self
-        shared.answers = []
-        shared.skipped = []
-        shared.failures = []
-        shared.shard = nil
-        return (try? shared.encoded()).map(sha256Hex) ?? ""
-    }
-
     /// The parts of one sharded benchmark (each with its file's path, for messages) gathered into the
     /// results the unsharded run writes: answers in query order, problems each once, in shard order.
     public static func merge(_ parts: [(path: String, results: BenchmarkResults)]) throws -> BenchmarkResults {
-        for (path, results) in parts where results.shard != nil && results.configurationKey != results.shard!.configuration {
-            throw DatasetError(path: path, reason: "its content does not match its configuration (edited or damaged)")
-        }
         let parts = try mergeCatalogShards(parts)
         _ = try Shard.check(parts.map { ($0.path, $0.results.shard) })
         let sorted = parts.sorted { $0.results.shard!.index < $1.results.shard!.index }

@@ -32,7 +32,7 @@ public struct Band: Sendable, Equatable, Codable {
 }
 
 /// Test 4's simulated chain. Impulse-response ids name the dataset's recordings; a run whose dataset lacks one
-/// is refused unless --allow-missing-stages leaves the stage out, marked in the tables. Drift and delay are drawn
+/// follows its `MissingRecordingPolicy` (refused, the stage left out and marked, or the project's borrowed). Drift and delay are drawn
 /// per query from its seed.
 public struct PlaybackSpec: Sendable, Codable, Equatable {
     public var loudspeaker: String?
@@ -74,7 +74,7 @@ public struct PlaybackSpec: Sendable, Codable, Equatable {
     }
 
     /// The dataset recordings the chain names.
-    public var recordings: [String] { [loudspeaker, room, background.kind.recording].compactMap { $0 } }
+    public var recordings: [String] { [loudspeaker, room].compactMap { $0 } + background.recordings }
 
     public static let phone = PlaybackSpec(
         loudspeaker: "cabinet-EVH-5150-III", loudspeakerBand: Band(150, 12_000),  // a small speaker's usable band (our choice)
@@ -86,18 +86,19 @@ public struct PlaybackSpec: Sendable, Codable, Equatable {
 }
 
 extension PlaybackSpec {
-    /// Loudspeaker, room, background noise, microphone, then clock drift and delay drawn from `random`. An
-    /// impulse response the context lacks leaves its stage out (only with --allow-missing-stages; listed as skipped).
+    /// Loudspeaker, room, background noise, microphone, then clock drift and delay drawn from `random`. A
+    /// recording the context lacks leaves its stage out when the run allows it (`StageContext.leavesOut`), else fails.
     public func stages(_ context: StageContext, random: SeededNoise) throws -> [any Degradation] {
         var stages: [any Degradation] = []
-        if let id = loudspeaker, let response = context.recordings[id] {
-            stages.append(ImpulseResponse(name: id, kind: "loudspeaker (a guitar cabinet standing in)", response: response))
+        if let id = loudspeaker, !context.leavesOut([id]) {
+            stages.append(ImpulseResponse(name: id, kind: "loudspeaker (a guitar cabinet standing in)",
+                                          response: try context.recording(id, "no such impulse response in the dataset")))
         }
         stages.append(BandPass(low: loudspeakerBand.low, high: loudspeakerBand.high, label: "loudspeaker"))
-        if let id = room, let response = context.recordings[id] {
-            stages.append(ImpulseResponse(name: id, kind: "room", response: response))
+        if let id = room, !context.leavesOut([id]) {
+            stages.append(ImpulseResponse(name: id, kind: "room", response: try context.recording(id, "no such impulse response in the dataset")))
         }
-        stages.append(try background.addNoise(context))
+        if !context.leavesOut(background.recordings) { stages.append(try background.addNoise(context)) }
         stages.append(BandPass(low: microphoneBand.low, high: microphoneBand.high, label: "phone microphone"))
         stages.append(ClockDrift(factor: 1 + maximumDrift * (2 * random.unit() - 1)))
         stages.append(Delay(seconds: maximumDelay * random.unit()))

@@ -185,9 +185,11 @@ public struct Dataset: Sendable {
     /// Where a noise or impulse response a test names is: the dataset's recording of that id, or an audio
     /// file's path; nil when it is neither.
     public func recordingPath(_ id: String) -> String? {
-        (manifest.noises + manifest.impulseResponses).first { $0.id == id }.map { path($0.file) }
-            ?? (FileManager.default.fileExists(atPath: id) ? id : nil)
+        namedRecording(id).map { path($0.file) } ?? (FileManager.default.fileExists(atPath: id) ? id : nil)
     }
+
+    /// The manifest's noise or impulse response of that id.
+    public func namedRecording(_ id: String) -> NamedRecording? { (manifest.noises + manifest.impulseResponses).first { $0.id == id } }
 
     /// The SHA-256 the manifest records for a file of the audio folder, if any.
     public func recordedSHA256(_ file: String) -> String? {

@@ -9,9 +9,12 @@ import Foundation
 public struct Shard: Sendable, Codable, Equatable {
     public var index: Int
     public var count: Int
-    /// What every part of one run shares (tool, seed, dataset, algorithms and their profiles, the spec
-    /// and queries or the whole suite), as a SHA-256: a merge refuses a part whose differs.
+    /// What every part of one run shares, as a SHA-256 (`ShardedResults.configurationKey`, one key for
+    /// every kind): a merge refuses a part whose differs.
     public var configuration: String
+    /// What defines the whole run beyond the fields its parts share (the whole suite, a sweep's levels and
+    /// tolerance), as text hashed into `configuration`; absent for a benchmark, whose file holds all of it.
+    public var definition: String?
     /// Written with the part (`ShardedResults.sealed()`): how many items (answers, tests, sweep points)
     /// it holds, and the checksum of the whole part with this field empty. A merge refuses a part whose
     /// content no longer matches.
@@ -112,12 +115,34 @@ public protocol ShardedResults: ResultsFile {
 }
 
 extension ShardedResults {
+    /// The one configuration key of every results kind: the SHA-256 of the fields all parts of a run share
+    /// (all but `partFields`, the shard and the seal) and of the shard's `definition`.
+    public var configurationKey: String {
+        guard let data = try? encoded(), var object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return "" }
+        for field in Self.partFields.union(["shard", "seal"]) { object[field] = nil }
+        let shared = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return sha256Hex(shared + Data(("|" + (shard?.definition ?? "")).utf8))
+    }
+
+    /// This file as `part` of a sharded run: the shard with its `definition` and its configuration key.
+    public func keyed(_ part: Shard, definition: String? = nil) -> Self {
+        var keyed = self, shard = part
+        shard.definition = definition
+        keyed.shard = shard
+        shard.configuration = keyed.configurationKey
+        keyed.shard = shard
+        return keyed
+    }
+
     /// Reads the parts' files, checks each one's seal, and merges them. A part of another run is refused
     /// naming the fields in which it differs from the first part.
     public static func merge(files: [(path: String, data: Data)]) throws -> Self {
         let parts = try files.map { file in
             let part = try decode(file.data, path: file.path)
             if let broken = part.brokenSeal { throw DatasetError(path: file.path, reason: broken) }
+            if let shard = part.shard, part.configurationKey != shard.configuration {
+                throw DatasetError(path: file.path, reason: "its content does not match its configuration key (written by another fpbench version?); run it again")
+            }
             return (path: file.path, results: part)
         }
         if let first = parts.first?.results.shard {

@@ -203,10 +203,7 @@ public enum BenchmarkReport {
         s += "Conditions: " + r.spec.conditions.map { "`\($0.id)` \($0.title)" }.joined(separator: "; ") + ".\n\n"
         s += "Search: " + r.algorithms.map { "\($0.identifier) (\($0.search))" }.joined(separator: ", ") + ".\n\n"
         if let costs { s += costsSection(costs, r) }
-        if let borrowed = r.catalog.borrowed {
-            s += "## Recordings from the project's set\n\nThe dataset has no " + borrowed.map { "`\($0.id)`" }.joined(separator: ", ")
-            s += "; the conditions that need them used the project's own: " + borrowed.map { "\($0.id) = \($0.dataset)/\($0.file) (SHA-256 \($0.sha256.prefix(12))…)" }.joined(separator: "; ") + ".\n\n"
-        }
+        if let borrowed = r.catalog.borrowed { s += borrowedSection(borrowed, users: "conditions") }
         if !r.skipped.isEmpty { s += "## Skipped\n\n" + r.skipped.map { "- \($0.item): \($0.reason)\n" }.joined() + "\n" }
         let systemErrors = r.answers.filter { $0.note?.hasPrefix(Benchmark.systemErrorNote) == true }
         if !systemErrors.isEmpty { s += systemErrorsSection(systemErrors, r) }

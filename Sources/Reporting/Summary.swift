@@ -32,6 +32,7 @@ public func summaryMarkdown(_ results: RunResults, matrixLink: (SimilarityMatrix
         out += "- \(algorithm): " + links.joined(separator: " · ") + "\n"
     }
 
+    if let borrowed = results.dataset.borrowed { out += "\n" + borrowedSection(borrowed, users: "tests") }
     if !results.skipped.isEmpty {
         out += "\n## Skipped\n\n" + results.skipped.map { "- \($0.item): \($0.reason)\n" }.joined()
     }
@@ -166,7 +167,7 @@ extension RunResults {
         let marked = tests.filter { $0.stagesLeftOut != nil }
         guard !marked.isEmpty else { return "" }
         return "\n† " + marked.map { "\($0.definition.id) ran without the stages that use \($0.stagesLeftOut!.map { "'\($0)'" }.joined(separator: ", "))" }
-            .joined(separator: "; ") + ": not in the dataset (--allow-missing-stages).\n"
+            .joined(separator: "; ") + ": not in the dataset (--missing-recordings leave-out).\n"
     }
 
     /// "algorithm · test title", with † and what was left out when the test ran without some of its stages.
@@ -175,4 +176,11 @@ extension RunResults {
         let leftOut = record?.stagesLeftOut.map { " † (without the stages that use \($0.joined(separator: ", ")): not in the dataset)" } ?? ""
         return "\(m.algorithm) · \(record?.definition.title ?? m.test)" + leftOut
     }
+}
+
+/// "## Recordings from the project's set": what a run borrowed (`MissingRecordingPolicy.borrow`), with checksums.
+func borrowedSection(_ borrowed: [BorrowedRecording], users: String) -> String {
+    "## Recordings from the project's set\n\nThe dataset has no " + borrowed.map { "`\($0.id)`" }.joined(separator: ", ")
+        + "; the \(users) that need them used the project's own: "
+        + borrowed.map { "\($0.id) = \($0.dataset)/\($0.file) (SHA-256 \($0.sha256.prefix(12))…)" }.joined(separator: "; ") + ".\n\n"
 }

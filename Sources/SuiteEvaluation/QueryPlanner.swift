@@ -9,8 +9,9 @@ import Foundation
 /// particular to its kind.
 public struct QueryPlanner: Sendable {
     let seed: UInt64
-    /// Noise recordings and impulse responses, at the working rate, by id.
-    let recordings: [String: Audio]
+    /// What building a stage needs: the noise recordings and impulse responses, at the working rate, by id,
+    /// and whether a stage whose recording is missing is left out.
+    let context: StageContext
 
     struct Plan {
         /// Which of the source's queries in this test (0 for the first).
@@ -43,12 +44,6 @@ public struct QueryPlanner: Sendable {
             + (try recipe.stages(self, random: SeededNoise(seed: derivedSeed(chainSeed, "draws"))))
         return .planned(Plan(draw: draw, excerpt: excerpt, chain: DegradationChain(stages, seed: chainSeed), simulated: recipe.simulated))
     }
-
-    /// What building a stage may need: the loaded recordings.
-    var context: StageContext { StageContext(recordings: recordings) }
-
-    /// Noise of a kind at a level; a recording must be loaded.
-    public func addNoise(_ spec: NoiseSpec) throws -> AddNoise { try spec.addNoise(context) }
 
     /// The degradation units a stage spec stands for (a preset: several).
     public func stages(_ spec: StageSpec) throws -> [any Degradation] { try spec.stages(context) }

@@ -12,6 +12,9 @@ public struct RunResults: Sendable, Codable, Equatable {
         public var name: String
         public var manifestSHA256: String
         public var sources: [SourceInfo]
+        /// Noises and impulse responses the dataset lacks, taken from the project's own set
+        /// (`MissingRecordingPolicy.borrow`; absent: none).
+        public var borrowed: [BorrowedRecording]? = nil
     }
 
     public struct SourceInfo: Sendable, Codable, Equatable {
@@ -44,8 +47,8 @@ public struct RunResults: Sendable, Codable, Equatable {
     public struct TestRecord: Sendable, Codable, Equatable {
         public var definition: TestDefinition
         public var queries: [Query]
-        /// Recordings the test names that the dataset lacks, run without the stages that use them
-        /// (`--allow-missing-stages`); marked † in every table. Nil: the test ran whole.
+        /// Recordings the test names that the run could not have, run without the stages that use them
+        /// (`MissingRecordingPolicy.leaveOut`, or `borrow` without the project's); marked † in every table. Nil: the test ran whole.
         public var stagesLeftOut: [String]? = nil
     }
 
@@ -113,11 +116,12 @@ public struct RunResults: Sendable, Codable, Equatable {
     /// Queries per source and test.
     public var draws: Int { queriesPerSource ?? 1 }
 
-    /// A short id of what determined the run (tool version, seed, queries per source, dataset manifest,
-    /// every algorithm's profile, every test's definition): two runs with the same id made the same queries
+    /// A short id of what determined the run (tool version, seed, queries per source, dataset manifest and
+    /// borrowed recordings, every algorithm's profile, every test's definition): two runs with the same id made the same queries
     /// with the same algorithms.
     public var runID: String {
         var text = "\(tool.name) \(tool.version)\(tool.decoder.map { " (\($0))" } ?? "")|seed \(seed)|draws \(draws)|\(dataset.manifestSHA256)"
+        text += (dataset.borrowed ?? []).map { "|borrowed \($0.id) \($0.sha256)" }.joined()
         text += algorithms.map { "|\($0.identifier):\($0.profile.key)" }.joined()
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

@@ -26,6 +26,11 @@ public struct RunConfiguration: Sendable {
     public var queriesPerSource = 1
     /// Run only this part of the suite's tests (test i belongs to part i mod N); `fpbench merge` gathers them.
     public var shard: Shard?
+    /// What a test whose stage names a recording the dataset lacks does: the run is refused (default), the stage
+    /// left out and the test marked †, or the project's recording borrowed (`checked` refuses before the run).
+    public var missingRecordings = MissingRecordingPolicy.refuse
+    /// Where `borrow` takes recordings from (the project's Datasets/default, else Datasets/catalog).
+    public var projectSet: RunRecordings.ProjectSet = RunRecordings.projectSet
 
     public init(dataset: Dataset, algorithms: [AnyAlgorithm], suite: Suite, seed: UInt64, threads: Int,
                 cacheFolder: URL?, keepAudioFolder: URL?, progress: ProgressMode, toolVersion: String) {

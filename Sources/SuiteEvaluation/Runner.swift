@@ -49,21 +49,17 @@ public struct Runner {
         }
         results.skipped = ordered(results.skipped)
         results.failures = ordered(results.failures)
-        if var shard = c.shard {
-            shard.configuration = configurationKey(suite)
-            results.shard = shard
-        }
-        return results
+        return c.shard.map { results.keyed($0, definition: definition(suite)) } ?? results
     }
 
-    /// What every part of a sharded run shares: tool, seed, draws, dataset, algorithms, the whole suite.
-    private func configurationKey(_ suite: Suite) -> String {
+    /// What defines a sharded run beyond the fields its parts share: the whole suite, whether catalogs are
+    /// searched, the missing-recording policy, the algorithms' revisions.
+    private func definition(_ suite: Suite) -> String {
         let c = configuration, encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        var text = "\(c.toolVersion)|seed \(c.seed)|draws \(c.queriesPerSource)|\(c.dataset.manifestSHA256)|catalogs \(c.searchCatalogs)"
-        text += c.algorithms.map { "|\($0.identifier):r\($0.revision):\($0.profile.key)" }.joined()
-        text += "|" + ((try? encoder.encode(suite)).map { String(decoding: $0, as: UTF8.self) } ?? suite.name)
-        return sha256Hex(Data(text.utf8))
+        return "catalogs \(c.searchCatalogs)|recordings \(c.missingRecordings.rawValue)"
+            + c.algorithms.map { "|\($0.identifier):r\($0.revision)" }.joined()
+            + "|" + ((try? encoder.encode(suite)).map { String(decoding: $0, as: UTF8.self) } ?? suite.name)
     }
 
     private func runAll() -> RunResults {
@@ -78,8 +74,8 @@ public struct Runner {
             return false
         }
         let recordings = loadRecordings(&problems)
-        let tests = planQueries(sources: sources, durations: durations, planner: QueryPlanner(seed: c.seed, recordings: recordings),
-                                problems: &problems)
+        let tests = planQueries(sources: sources, durations: durations,
+                                planner: QueryPlanner(seed: c.seed, context: recordings.context(c.missingRecordings)), problems: &problems)
         let distractors = c.dataset.manifest.distractors.filter { durations[$0] != nil }
         let audio = QueryAudio(excerpts: excerptAudio ?? ExcerptAudio(dataset: c.dataset), tests: tests)
         let prints = fingerprint(sources: sources, tests: tests, distractors: distractors, audio: audio, progress: progress)
@@ -96,6 +92,7 @@ public struct Runner {
         progress.finish()
         var results = assemble(prints, sources: sources, tests: tests.map(\.record), matrices: matrices, catalogs: catalogs, problems: problems)
         results.pairs = pairs
+        results.dataset.borrowed = recordings.borrowed.isEmpty ? nil : recordings.borrowed
         return results
     }
 
@@ -119,21 +116,16 @@ public struct Runner {
 
     // MARK: Recordings
 
-    /// Noise recordings and impulse responses the tests name: the dataset's, or audio files by path.
-    /// A named recording that is not there (refused before a run unless allowed: `MissingRecordings`) leaves
-    /// its stage out, said next to each test that names it and marked in its record.
-    private func loadRecordings(_ problems: inout Problems) -> [String: Audio] {
+    /// Noise recordings and impulse responses the tests name, by the run's policy (`RunRecordings`): a run that
+    /// refuses was checked before it started (`RunConfiguration.checked`); otherwise a stage whose recording is
+    /// missing is left out, said next to each test that names it and marked in its record.
+    private func loadRecordings(_ problems: inout Problems) -> RunRecordings {
         let c = configuration
-        var recordings: [String: Audio] = [:]
-        for id in Set(c.suite.tests.flatMap(\.recipe.recordings)).sorted() {
-            guard let path = c.dataset.recordingPath(id) else { continue }
-            do { recordings[id] = try AudioReader.read(path, sampleRate: workingRate) } catch {
-                problems.fail(id, "\(error); stages that use it are left out", file: path)
-            }
-        }
+        let recordings = RunRecordings(c.suite.tests.flatMap(\.recipe.recordings), dataset: c.dataset, policy: c.missingRecordings,
+                                       projectSet: c.projectSet)
         for test in c.suite.tests {
-            for id in test.recipe.optionalRecordings where recordings[id] == nil {
-                problems.skip(test.id, "'\(id)' is not in the dataset (nor a readable file): the stage that uses it is left out", test: test.id)
+            for id in test.recipe.recordings where recordings.audio[id] == nil {
+                problems.skip(test.id, "'\(id)' \(recordings.missing[id] ?? "is missing"): the stage that uses it is left out", test: test.id)
             }
         }
         return recordings
@@ -143,7 +135,7 @@ public struct Runner {
 
     private func planQueries(sources: [Source], durations: [Excerpt: Double], planner: QueryPlanner, problems: inout Problems) -> [PlannedTest] {
         configuration.suite.tests.map { test in
-            let leftOut = test.recipe.optionalRecordings.filter { planner.recordings[$0] == nil }
+            let leftOut = test.recipe.recordings.filter { planner.context.leavesOut([$0]) }
             var result = PlannedTest(record: RunResults.TestRecord(definition: test, queries: [], stagesLeftOut: leftOut.isEmpty ? nil : leftOut),
                                      plans: [])
             let draws = sources.flatMap { source in (0..<configuration.queriesPerSource).map { (source, $0) } }

@@ -55,8 +55,7 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Condition ids to keep (default: all of the spec's).") var conditions: [String] = []
     @Flag(help: "Also measure accuracy and search time against catalogs of 1/16, 1/8, 1/4, 1/2 and all of the tracks (longest query length, clean).")
     var scaling = false
-    @Flag(help: "Use only the dataset's own noises and impulse responses: without it, those it lacks come from the project's Datasets/default when fetched (named in the summary).")
-    var ownRecordingsOnly = false
+    @Flag(help: "The same as --missing-recordings leave-out (kept for older scripts).") var ownRecordingsOnly = false
     @Option(help: "Also time Chromaprint's fpcalc on this many catalog tracks, the same files, as the peer for indexing speed (0: off).")
     var peerTracks = 0
     @Option(parsing: .upToNextOption, help: "Index files (fpbench index build) to map instead of indexing, one per algorithm at most.") var index: [String] = []
@@ -87,7 +86,11 @@ struct BenchmarkCommand: ParsableCommand {
         let systems = try (system + (spec.systems ?? [])).map { file in try validated { try OutsideSystem(file: file) } }
         let chosen = try options.external.resolve(algorithms, systems: systems)
         var configuration = options.benchmarkConfiguration(dataset: dataset, algorithms: chosen, spec: spec,
-                                                           scalingLength: scaling ? spec.queryLengths.max() : nil, borrowRecordings: !ownRecordingsOnly)
+                                                           scalingLength: scaling ? spec.queryLengths.max() : nil)
+        if ownRecordingsOnly {
+            guard [nil, .leaveOut].contains(options.missingRecordings) else { throw ValidationError("--own-recordings-only is --missing-recordings leave-out; give one of them") }
+            configuration.missingRecordings = .leaveOut
+        }
         configuration.peerTracks = peerTracks
         configuration.shard = try shard.map { text in try validated { try Shard(parsing: text) } }
         configuration.indexFiles = index

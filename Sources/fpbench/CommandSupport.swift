@@ -47,6 +47,8 @@ struct RunOptions: ParsableArguments {
     @Option(help: "Fingerprint cache folder.") var cache = ".fpbench-cache/fingerprints"
     @Flag(help: "Do not read or write the fingerprint cache.") var noCache = false
     @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: "When a stage names a noise or impulse response the dataset lacks: refuse the run (the suite's default), leave-out what needs it (the suite's stage, marked †; the benchmark's condition, listed as skipped), or borrow the project's own from Datasets/default, checked against its checksums and named in the results (the benchmark's default).")
+    var missingRecordings: MissingRecordingPolicy?
     @OptionGroup var external: ExternalOption
     @OptionGroup var progress: ProgressOptions
 
@@ -58,13 +60,12 @@ struct RunOptions: ParsableArguments {
 
     var cacheFolder: URL? { noCache ? nil : URL(fileURLWithPath: cache) }
 
-    /// The benchmark's `dataset` with the project's own noises and impulse responses to fall back on
-    /// (Datasets/default, or Datasets/catalog, where fetched) for conditions the dataset lacks them for.
-    func benchmarkConfiguration(dataset: Dataset, algorithms: [AnyAlgorithm], spec: BenchmarkSpec, scalingLength: Double? = nil,
-                                borrowRecordings: Bool = true) -> BenchmarkConfiguration {
+    /// The benchmark on `dataset`; the noises and impulse responses it lacks are borrowed from the project's own
+    /// set unless --missing-recordings says otherwise.
+    func benchmarkConfiguration(dataset: Dataset, algorithms: [AnyAlgorithm], spec: BenchmarkSpec, scalingLength: Double? = nil) -> BenchmarkConfiguration {
         var configuration = BenchmarkConfiguration(dataset: dataset, algorithms: algorithms, spec: spec, seed: seed, threads: threads,
                                                    cacheFolder: cacheFolder, progress: progress.mode, toolVersion: fpbenchVersion, scalingLength: scalingLength)
-        if borrowRecordings { configuration.recordingsFallback = ["default", "catalog"].lazy.compactMap { try? Dataset.load($0) }.first }
+        configuration.missingRecordings = missingRecordings ?? .borrow
         return configuration
     }
 
@@ -75,11 +76,13 @@ struct RunOptions: ParsableArguments {
                                              threads: threads, cacheFolder: cacheFolder, keepAudioFolder: keepAudioFolder,
                                              progress: progress.mode, toolVersion: fpbenchVersion)
         configuration.queriesPerSource = draws.count
+        configuration.missingRecordings = missingRecordings ?? .refuse
         return configuration
     }
 }
 
 extension ProgressMode: ExpressibleByArgument {}
+extension MissingRecordingPolicy: ExpressibleByArgument {}
 extension KeepAudio: ExpressibleByArgument {}
 
 /// `--keep-audio failures|all` and its size cap: the audio behind answers, for the report page's players.
@@ -121,14 +124,18 @@ struct SuiteOptions: ParsableArguments {
     var file: String?
     @Option(parsing: .upToNextOption, help: "Test ids to run (default: all of the suite).") var tests: [String] = []
     @OptionGroup var draws: DrawOptions
-    @Flag(help: "Run tests whose stages name a noise or impulse response the dataset lacks, without those stages (marked † in every table), instead of refusing the run.")
-    var allowMissingStages = false
+    @Flag(help: "The same as --missing-recordings leave-out (kept for older scripts).") var allowMissingStages = false
 
     func load() throws -> Suite { try validated { try (file.map(Suite.load) ?? .thesis).selecting(tests) } }
 
-    /// `configuration` as is, or the refusal naming each test's missing recordings and the dataset's own.
-    func checked(_ configuration: RunConfiguration) throws -> RunConfiguration {
-        if !allowMissingStages, let missing = MissingRecordings(suite: configuration.suite, dataset: configuration.dataset) { throw missing }
-        return configuration
+    /// `configuration` with --allow-missing-stages applied, or the refusal naming each test's missing recordings
+    /// and the dataset's own (`RunConfiguration.checked`).
+    func checked(_ configuration: RunConfiguration, given option: MissingRecordingPolicy?) throws -> RunConfiguration {
+        var configuration = configuration
+        if allowMissingStages {
+            guard option == nil || option == .leaveOut else { throw ValidationError("--allow-missing-stages is --missing-recordings leave-out; give one of them") }
+            configuration.missingRecordings = .leaveOut
+        }
+        return try configuration.checked()
     }
 }

@@ -37,7 +37,8 @@ struct CompareAlgorithms: ParsableCommand {
                 throw ValidationError("\(results) has no results for '\(id)'")
             }
         } else {
-            runResults = Runner(try suite.checked(options.configuration(algorithms: [baseline, candidate], suite: try suite.load(), draws: suite.draws))).run()
+            runResults = Runner(try suite.checked(options.configuration(algorithms: [baseline, candidate], suite: try suite.load(), draws: suite.draws),
+                                                 given: options.missingRecordings)).run()
             for failure in runResults.failures { Console.error("\(failure.item): \(failure.reason)") }
         }
         let markdown = algorithmComparisonMarkdown(runResults, baseline: baseline, candidate: candidate)

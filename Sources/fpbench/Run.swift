@@ -37,7 +37,8 @@ struct Run: ParsableCommand {
         let started = Date()
         let outFolder = URL(fileURLWithPath: out)
         var configuration = try suite.checked(options.configuration(algorithms: algorithms, suite: try suite.load(), draws: suite.draws,
-                                                                     keepAudioFolder: keep.keepAudio == .none ? nil : outFolder))
+                                                                     keepAudioFolder: keep.keepAudio == .none ? nil : outFolder),
+                                            given: options.missingRecordings)
         configuration.keepAudio = keep.keepAudio
         configuration.keepAudioLimitBytes = keep.limitBytes
         configuration.shard = try shard.map { text in try validated { try Shard(parsing: text) } }

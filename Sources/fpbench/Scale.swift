@@ -52,7 +52,7 @@ struct Scale: ParsableCommand {
         spec.queriesPerLength = queries
         spec.negativesPerLength = negatives
         let configuration = options.benchmarkConfiguration(dataset: try options.loadDataset(default: "catalog"),
-                                                           algorithms: try options.external.resolve(algorithms), spec: spec, borrowRecordings: false)
+                                                           algorithms: try options.external.resolve(algorithms), spec: spec)
         var scale = SyntheticScale(benchmark: configuration, hours: hours, length: length)
         scale.slices = slices
         let points = try validated { try scale.run() }

@@ -54,7 +54,7 @@ struct SweepCommand: ParsableCommand {
             if let tolerance, !(tolerance.isFinite && tolerance > 0) { throw ValidationError("--tolerance must be a positive number, got \(tolerance)") }
             let started = Date()
             var base = try options.configuration(algorithms: algorithms, suite: .thesis, draws: draws)
-            var part = try shard.map { text in try validated { try Shard(parsing: text) } }
+            let part = try shard.map { text in try validated { try Shard(parsing: text) } }
             let all = base.algorithms
             if let part { base.algorithms = all.indices.filter { $0 % part.count == part.index }.map { all[$0] } }
             let sweep = SweepRunner(base: base, axis: axis, cropGrid: imageGrid ? 8192.0 / 5512 : nil)
@@ -64,13 +64,12 @@ struct SweepCommand: ParsableCommand {
             var record = SweepRecord(tool: fpbenchVersion, decoder: DecoderLibrary.policy, seed: options.seed, dataset: results.dataset.name, axis: axis.label,
                                             points: points, breakingPoints: breaking, failures: results.failures.count,
                                             references: results.references.count)
-            if part != nil {
-                // What every part shares: the sweep's definition and every algorithm, in order.
-                let text = "\(fpbenchVersion)|\(options.seed)|\(results.dataset.manifestSHA256)|\(axis.label)|\(levels)|\(thresholds)|"
-                    + "\(tolerance ?? defaultTolerance)|\(imageGrid)|\(draws.count)|" + all.map { "\($0.identifier):\($0.profile.key)" }.joined(separator: ",")
-                part?.configuration = sha256Hex(Data(text.utf8))
-                record.shard = part
+            if let part {
+                // What defines the whole sweep beyond its record: the dataset's manifest, the grid, every algorithm's profile.
+                let definition = "\(results.dataset.manifestSHA256)|\(levels)|\(thresholds)|\(tolerance ?? defaultTolerance)|\(imageGrid)|\(draws.count)|"
+                    + all.map { "\($0.identifier):r\($0.revision):\($0.profile.key)" }.joined(separator: ",")
                 record.algorithms = all.map(\.identifier)
+                record = record.keyed(part, definition: definition)
             }
             try SweepReport.write(record, to: folder)
             let measured = Set(points.filter { $0.count > 0 }.map(\.level)), missing = levels.filter { !measured.contains($0) }

@@ -85,11 +85,12 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
     /// A suite run in three parts (test i in part i mod 3), merged, is the whole run byte for byte,
     /// skipped tests and pair measures included.
     @Test func mergedSuitePartsAreTheWholeRun() throws {
-        func run(_ shard: Shard?) throws -> RunResults {
+        func run(_ shard: Shard?, policy: MissingRecordingPolicy = .leaveOut) throws -> RunResults {
             var configuration = RunConfiguration(dataset: try ciDataset(), algorithms: try ["haitsma-kalker", "constellation"].map(AlgorithmRegistry.algorithm),
                                                  suite: .thesis, seed: 2013, threads: 2, cacheFolder: nil, keepAudioFolder: nil,
                                                  progress: .none, toolVersion: "test")
             configuration.queriesPerSource = 2
+            configuration.missingRecordings = policy  // the ci dataset has no impulse responses
             configuration.shard = shard
             return Runner(configuration).run()
         }
@@ -98,6 +99,12 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
         #expect(parts.allSatisfy { $0.results.tests.count < whole.tests.count })
         #expect(try RunResults.merge(parts.reversed()).encoded() == whole.encoded())
         #expect { try RunResults.merge(Array(parts.prefix(2))) } throws: { "\($0)".contains("part 2 of 3 missing") }
+        // One configuration key: each part's is its shared fields and its definition; a part of a run that differs
+        // only in what its file does not show (the missing-recording policy) is another run's.
+        #expect(parts.allSatisfy { $0.results.configurationKey == $0.results.shard?.configuration })
+        let refusing = try run(Shard(index: 1, count: 3), policy: .refuse)
+        #expect(refusing.tests == parts[1].results.tests && refusing.shard?.configuration != parts[1].results.shard?.configuration)
+        #expect { try RunResults.merge([parts[0], ("other", refusing), parts[2]]) } throws: { "\($0)".contains("comes from another configuration") }
     }
 
     /// Three parts, merged, are the unsharded benchmark byte for byte; a missing, repeated or foreign

@@ -41,7 +41,7 @@ import Testing
         return (try Dataset.load(folder.appendingPathComponent("manifest.json").path), folder)
     }
 
-    private func benchmark(_ dataset: Dataset, fallback: Dataset?) throws -> BenchmarkResults {
+    private func benchmark(_ dataset: Dataset, fallback: Dataset?, policy: MissingRecordingPolicy? = nil) throws -> BenchmarkResults {
         var spec = BenchmarkSpec()
         spec.queryLengths = [5]
         spec.queriesPerLength = 4
@@ -49,7 +49,8 @@ import Testing
         spec.conditions = spec.conditions.filter { ["clean", "babble-5dB"].contains($0.id) }
         var configuration = BenchmarkConfiguration(dataset: dataset, algorithms: [try AlgorithmRegistry.algorithm("constellation")], spec: spec, seed: 3,
                                                    threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
-        configuration.recordingsFallback = fallback
+        configuration.missingRecordings = policy ?? (fallback == nil ? .leaveOut : .borrow)
+        configuration.projectSet = { fallback }
         return try Benchmark(configuration).run().0
     }
 
@@ -71,9 +72,12 @@ import Testing
 
         let alone = try benchmark(dataset, fallback: nil)
         #expect(alone.spec.conditions.map(\.id) == ["clean"] && alone.catalog.borrowed == nil)
-        #expect(alone.skipped.map(\.reason) == ["needs babble (not in the dataset)"])
+        #expect(alone.skipped.map(\.reason) == ["needs babble (not in dataset '\(dataset.manifest.name)', nor an audio file's path)"])
         // The clean answers do not depend on where babble came from.
         #expect(alone.answers == borrowing.answers.filter { $0.condition == "clean" })
+
+        // Refused: the run stops before it starts, naming the condition and the recording.
+        #expect { try benchmark(dataset, fallback: nil, policy: .refuse) } throws: { "\($0)".contains("condition babble-5dB needs babble (not in dataset") }
 
         // A project recording that no longer matches its manifest is not used.
         try Data(repeating: 0, count: 64).write(to: projectFolder.appendingPathComponent("noises/babble.wav"))

@@ -29,8 +29,8 @@ final class CommandLineTests: XCTestCase {
     }
 
     /// A suite whose playback test names a room the dataset lacks (a misspelt id) is refused before the run,
-    /// naming the test, the id and what the dataset has, and nothing is written; with --allow-missing-stages
-    /// it runs without that stage, marked in the tables.
+    /// naming the test, the id and what the dataset has, and nothing is written; with --missing-recordings
+    /// leave-out it runs without that stage, marked in the tables (--allow-missing-stages, its older name, with borrow is refused).
     func testAMissingStageRecordingIsRefusedUnlessAllowed() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -44,11 +44,14 @@ final class CommandLineTests: XCTestCase {
         let arguments = ["run", "--dataset", "ci", "--algorithms", "haitsma-kalker", "--suite", suite.path, "--out", out.path, "--no-cache"]
         let refused = try fpbench(arguments)
         XCTAssertEqual(refused.status, 1, refused.errors)
-        XCTAssertTrue(refused.errors.contains("test 'street' names 'street-2', which dataset 'ci' does not have"), refused.errors)
+        XCTAssertTrue(refused.errors.contains("test 'street' names 'street-2': not in dataset 'ci', nor an audio file's path"), refused.errors)
         XCTAssertTrue(refused.errors.contains("its impulse responses: none"), refused.errors)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
 
-        let allowed = try fpbench(arguments + ["--allow-missing-stages"])
+        let both = try fpbench(arguments + ["--allow-missing-stages", "--missing-recordings", "borrow"])
+        XCTAssertEqual(both.status, 64, both.errors)
+        XCTAssertTrue(both.errors.contains("--allow-missing-stages is --missing-recordings leave-out"), both.errors)
+        let allowed = try fpbench(arguments + ["--missing-recordings", "leave-out"])
         XCTAssertEqual(allowed.status, 0, allowed.errors)
         let summary = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
         XCTAssertTrue(summary.contains("| algorithm | street † |"), summary)
@@ -158,7 +161,7 @@ final class CommandLineTests: XCTestCase {
             let refused = try fpbench(common + ["--conditions", condition])
             XCTAssertEqual(refused.status, 64, "\(condition): \(refused.errors)")  // a usage error, as any unusable dataset; before: 132, a trap
             XCTAssertTrue(refused.errors.contains("no condition can be run: condition \(condition) needs"), refused.errors)
-            XCTAssertTrue(refused.errors.contains("(not in the dataset)"), refused.errors)
+            XCTAssertTrue(refused.errors.contains("(not in dataset 'catalog-ci', nor an audio file's path)"), refused.errors)
         }
     }
 

@@ -72,7 +72,7 @@ import Testing
     @Test func gainAndFiltersDoWhatTheySay() throws {
         let tone = sine(frequency: 440, amplitude: 0.25, duration: 1, sampleRate: 44_100)
         #expect(abs(Double(Gain(decibels: 6).apply(tone, random: random).samples.map(abs).max()!) / 0.25 - pow(10, 0.3)) < 1e-3)
-        let planner = QueryPlanner(seed: 1, recordings: [:])
+        let planner = QueryPlanner(seed: 1, context: StageContext(recordings: [:]))
         let high = sine(frequency: 3000, amplitude: 0.25, duration: 1, sampleRate: 44_100)
         let lowpassed = try planner.stages(.lowpass(hz: 1000))[0].apply(high, random: random)
         #expect(rms(lowpassed.samples) < 0.01 * rms(high.samples))
@@ -109,7 +109,7 @@ import Testing
     /// and 0.1 s of delay, drawn anew for each query (over 200 draws, both ends of each range are reached).
     @Test func thePlaybackChainIsItsDocumentedUnits() throws {
         let one = Audio(samples: [1, 0.5], sampleRate: 44_100)
-        let planner = QueryPlanner(seed: 1, recordings: ["greathall": one, "cabinet-EVH-5150-III": one])
+        let planner = QueryPlanner(seed: 1, context: StageContext(recordings: ["greathall": one, "cabinet-EVH-5150-III": one]))
         let random = SeededNoise(seed: 4)
         var drifts: [Double] = [], delays: [Double] = []
         for _ in 0..<200 {
@@ -128,7 +128,7 @@ import Testing
 
     /// A preset is its documented chain, recorded unit by unit; a suite round-trips every new unit.
     @Test func presetsExpandToTheirChains() throws {
-        let planner = QueryPlanner(seed: 1, recordings: ["greathall": Audio(samples: [1, 0.5], sampleRate: 44_100)])
+        let planner = QueryPlanner(seed: 1, context: StageContext(recordings: ["greathall": Audio(samples: [1, 0.5], sampleRate: 44_100)]))
         // Each unit with its values, as docs/commands.md states them ("presets"); what follows from the input
         // (the recording's length, the codec's own compression figure, what a band models) left out.
         let documented: [DegradationPreset: [String]] = [
@@ -147,7 +147,7 @@ import Testing
             }
             #expect(units == documented[preset], "\(preset.rawValue)")
         }
-        #expect(throws: (any Error).self) { try QueryPlanner(seed: 1, recordings: [:]).stages(.preset(.liveRecording)) }
+        #expect(throws: (any Error).self) { try QueryPlanner(seed: 1, context: StageContext(recordings: [:])).stages(.preset(.liveRecording)) }
         #expect(StageSpec.preset(.liveRecording).recordings == ["greathall"])
         let specs: [StageSpec] = [.tempo(factor: 1.04), .pitch(semitones: -2), .mp3(kbps: 96), .impulse(id: "greathall"), .preset(.smartphoneRecording)]
         #expect(try JSONDecoder().decode([StageSpec].self, from: JSONEncoder().encode(specs)) == specs)
@@ -199,7 +199,7 @@ import Testing
         #expect(rms(zip(sixteen.samples, tone.samples).map { $0 - $1 }) < rms(zip(crushed.samples, tone.samples).map { $0 - $1 }) / 100)
 
         let spec = try JSONDecoder().decode(StageSpec.self, from: Data(#"{"bitcrush": {"bits": 8}}"#.utf8))
-        #expect(try QueryPlanner(seed: 1, recordings: [:]).stages(spec).map(\.record) == [DegradationRecord("bitcrush", ["bits": "8"])])
+        #expect(try QueryPlanner(seed: 1, context: StageContext(recordings: [:])).stages(spec).map(\.record) == [DegradationRecord("bitcrush", ["bits": "8"])])
         #expect(String(decoding: try JSONEncoder().encode(spec), as: UTF8.self) == #"{"bitcrush":{"bits":8}}"#)
         #expect { try JSONDecoder().decode(StageSpec.self, from: Data(#"{"bitcrush": {"bits": 0}}"#.utf8)) } throws: {
             "\($0)".contains("must be within 1.0...24.0")

@@ -10,6 +10,6 @@ public struct ImpulseStage: StageUnit {
     }
     public var recordings: [String] { [id] }
     public func stages(_ context: StageContext) throws -> [any Degradation] {
-        [ImpulseResponse(name: id, kind: "room", response: try context.recording(id, "no such impulse response in the dataset"))]
+        context.leavesOut([id]) ? [] : [ImpulseResponse(name: id, kind: "room", response: try context.recording(id, "no such impulse response in the dataset"))]
     }
 }

@@ -59,6 +59,9 @@ public struct NoiseSpec: Sendable, Codable, Equatable {
 }
 
 extension NoiseSpec {
+    /// The recording it names, if any.
+    public var recordings: [String] { kind.recording.map { [$0] } ?? [] }
+
     /// The noise unit, with its recording when it names one.
     public func addNoise(_ context: StageContext) throws -> AddNoise {
         switch kind {
@@ -79,6 +82,6 @@ public struct NoiseStage: StageUnit {
     public init(_ noise: NoiseSpec) { self.noise = noise }
     public init(from decoder: Decoder) throws { noise = try NoiseSpec(from: decoder) }
     public func encode(to encoder: Encoder) throws { try noise.encode(to: encoder) }
-    public var recordings: [String] { noise.kind.recording.map { [$0] } ?? [] }
-    public func stages(_ context: StageContext) throws -> [any Degradation] { [try noise.addNoise(context)] }
+    public var recordings: [String] { noise.recordings }
+    public func stages(_ context: StageContext) throws -> [any Degradation] { context.leavesOut(recordings) ? [] : [try noise.addNoise(context)] }
 }

@@ -33,10 +33,18 @@ public enum StageUnits {
     ]
 }
 
-/// What building a stage may need from the run: the dataset's noise recordings and impulse responses, by id.
+/// What building a stage may need from the run: the dataset's noise recordings and impulse responses, by id,
+/// and whether a stage whose recording is missing is left out (the run allows it) or fails.
 public struct StageContext: Sendable {
     public var recordings: [String: Audio]
-    public init(recordings: [String: Audio]) { self.recordings = recordings }
+    public var leavesOutMissing: Bool
+    public init(recordings: [String: Audio], leavesOutMissing: Bool = false) {
+        self.recordings = recordings
+        self.leavesOutMissing = leavesOutMissing
+    }
+
+    /// Whether the stage that uses `ids` is left out: one is missing and the run allows it.
+    public func leavesOut(_ ids: [String]) -> Bool { leavesOutMissing && ids.contains { recordings[$0] == nil } }
 
     /// A recording the stage names, or the reason it cannot be had.
     func recording(_ id: String, _ what: String) throws -> Audio {

@@ -7,6 +7,6 @@ public struct AddedNoise: QueryRecipe {
     public static let kind = "added-noise"
     public var noise: NoiseSpec
     public init(noise: NoiseSpec) { self.noise = noise }
-    public var recordings: [String] { noise.kind.recording.map { [$0] } ?? [] }
-    public func stages(_ planner: QueryPlanner, random: SeededNoise) throws -> [any Degradation] { [try planner.addNoise(noise)] }
+    public var recordings: [String] { noise.recordings }
+    public func stages(_ planner: QueryPlanner, random: SeededNoise) throws -> [any Degradation] { try planner.stages(StageSpec(NoiseStage(noise))) }
 }

@@ -16,11 +16,9 @@ public protocol QueryRecipe: Sendable, Codable, Equatable {
     /// The name of the seeded stream the crop offset is drawn from; tests that share it crop alike
     /// (test 3 is test 1 plus noise).
     var cropStream: String { get }
-    /// Dataset recordings (noises, impulse responses) the stages use.
+    /// Dataset recordings (noises, impulse responses) the stages use; a stage whose recording the run cannot have
+    /// follows the run's `MissingRecordingPolicy` (left out and the test marked †, when allowed).
     var recordings: [String] { get }
-    /// Those of `recordings` whose stage is left out (said, and marked †) when the dataset lacks them and the
-    /// user allows it (--allow-missing-stages); a missing one of the others fails the query.
-    var optionalRecordings: [String] { get }
     /// The stages after the crop; `random` is the query's own seeded generator for drawn parameters.
     func stages(_ planner: QueryPlanner, random: SeededNoise) throws -> [any Degradation]
     /// Whether the queries stand in for something the harness cannot do for real (test 4's playback).
@@ -32,7 +30,6 @@ extension QueryRecipe {
     public var missingExcerpt: String { "no recording to cut from" }
     public var cropStream: String { "crop" }
     public var recordings: [String] { [] }
-    public var optionalRecordings: [String] { [] }
     public func stages(_ planner: QueryPlanner, random: SeededNoise) throws -> [any Degradation] { [] }
     public var simulated: Bool { false }
 

@@ -8,7 +8,6 @@ public struct RerecordedPlayback: QueryRecipe {
     public var playback: PlaybackSpec
     public init(playback: PlaybackSpec) { self.playback = playback }
     public var recordings: [String] { playback.recordings }
-    public var optionalRecordings: [String] { [playback.loudspeaker, playback.room].compactMap { $0 } }
     public var simulated: Bool { true }
     public func stages(_ planner: QueryPlanner, random: SeededNoise) throws -> [any Degradation] {
         try planner.playbackStages(playback, random: random)
