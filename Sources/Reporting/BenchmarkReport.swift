@@ -6,36 +6,36 @@ import Foundation
 /// condition), metrics.csv, summary.md and SVG figures. Every file is written atomically.
 public enum BenchmarkReport {
     public static func write(_ r: BenchmarkResults, costs: BenchmarkCosts?, to folder: URL, includeResults: Bool = true) throws {
-        try OutputFolder.write(folder) {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            func put(_ text: String, _ name: String) throws { try Data(text.utf8).write(to: folder.appendingPathComponent(name), options: .atomic) }
-            if let slice = r.shard?.catalogShard {
-                // A slice's answers are candidates, not the catalog's answers: no tables until the merge.
-                try r.sealed().encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic)
-                try costs?.encoded().write(to: folder.appendingPathComponent("costs.json"), options: .atomic)
-                try put("# A part: slice \(slice.index) of \(slice.count) of the catalog\n\nIts answers are this slice's candidates; `fpbench merge` over every slice's results.json writes the tables.\n", "summary.md")
-                return
-            }
-            let metrics = BenchmarkMetrics(r)
-            if includeResults {
-                try r.sealed().encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic)
-                try costs?.encoded().write(to: folder.appendingPathComponent("costs.json"), options: .atomic)
-            }
-            try put(answersCSV(r), "answers.csv")
-            try put(metricsCSV(metrics), "metrics.csv")
-            for length in r.spec.queryLengths {
-                try put(detectionFigure(r, length: length), String(format: "detection-%gs.svg", length))
-                try put(scoreFigure(r, metrics: metrics, length: length), String(format: "scores-%gs.svg", length))
-            }
-            if let costs, !costs.scaling.isEmpty { try put(scalingFigure(costs), "scaling.svg") }
-            var text = summary(r, metrics: metrics, costs: costs)
-            if let costs, let operating = OperatingPoints(r, metrics: metrics, costs: costs) {
-                for file in OperatingReport.files(operating) { try put(file.text, file.name) }
-                text += "\n" + OperatingReport.summary(operating)
-            }
-            try put(text, "summary.md")
-            try BenchmarkPage.write(r, metrics: metrics, summary: text, to: folder)
+        try OutputFolder.write(folder) { try write(r, costs: costs, into: $0, includeResults: includeResults) }
+    }
+
+    public static func write(_ r: BenchmarkResults, costs: BenchmarkCosts?, into folder: OutputFolder.Held, includeResults: Bool = true) throws {
+        if let slice = r.shard?.catalogShard {
+            // A slice's answers are candidates, not the catalog's answers: no tables until the merge.
+            try folder.put(r.sealed().encoded(), "results.json")
+            if let costs { try folder.put(costs.encoded(), "costs.json") }
+            try folder.put("# A part: slice \(slice.index) of \(slice.count) of the catalog\n\nIts answers are this slice's candidates; `fpbench merge` over every slice's results.json writes the tables.\n", "summary.md")
+            return
         }
+        let metrics = BenchmarkMetrics(r)
+        if includeResults {
+            try folder.put(r.sealed().encoded(), "results.json")
+            if let costs { try folder.put(costs.encoded(), "costs.json") }
+        }
+        try folder.put(answersCSV(r), "answers.csv")
+        try folder.put(metricsCSV(metrics), "metrics.csv")
+        for length in r.spec.queryLengths {
+            try folder.put(detectionFigure(r, length: length), String(format: "detection-%gs.svg", length))
+            try folder.put(scoreFigure(r, metrics: metrics, length: length), String(format: "scores-%gs.svg", length))
+        }
+        if let costs, !costs.scaling.isEmpty { try folder.put(scalingFigure(costs), "scaling.svg") }
+        var text = summary(r, metrics: metrics, costs: costs)
+        if let costs, let operating = OperatingPoints(r, metrics: metrics, costs: costs) {
+            for file in OperatingReport.files(operating) { try folder.put(file.text, file.name) }
+            text += "\n" + OperatingReport.summary(operating)
+        }
+        try folder.put(text, "summary.md")
+        try BenchmarkPage.write(r, metrics: metrics, summary: text, to: folder.url)
     }
 
     static func percent(_ rate: Rate) -> String { String(format: "%.0f", 100 * rate.value) }

@@ -5,6 +5,8 @@ import Foundation
 /// (the writer's process id: a second writer is refused while that process lives) and a
 /// `RUN-INCOMPLETE` marker, removed last; a folder killed half-way keeps the marker, so its mix of old
 /// and new files is never mistaken for a finished report. Every file inside is written atomically.
+/// A writer takes a `Held` folder, which only `write` makes: the lock is taken in one place, once, by
+/// whoever holds the folder longest (a command for its whole run, else the writer's `to:` form).
 public enum OutputFolder {
     public static let marker = "RUN-INCOMPLETE"
     static let lock = ".fpbench-lock"
@@ -15,16 +17,18 @@ public enum OutputFolder {
         public var description: String { "\(folder) is being written by process \(process); wait for it, or choose another --out" }
     }
 
-    /// Folders this process holds (a command that wraps its whole run holds the folder its report
-    /// writer then writes into).
-    nonisolated(unsafe) private static var held: Set<String> = []
-    private static let heldLock = NSLock()
+    /// A report folder this process holds: created, locked, marked incomplete until `write`'s body returns.
+    public struct Held {
+        public let url: URL
+        fileprivate init(_ url: URL) { self.url = url }
 
-    public static func write(_ folder: URL, _ body: () throws -> Void) throws {
-        let path = folder.standardizedFileURL.path
-        if heldLock.withLock({ held.contains(path) }) { return try body() }
-        heldLock.withLock { _ = held.insert(path) }
-        defer { heldLock.withLock { _ = held.remove(path) } }
+        /// Writes a file of the folder atomically.
+        public func put(_ data: Data, _ name: String) throws { try data.write(to: url.appendingPathComponent(name), options: .atomic) }
+        public func put(_ text: String, _ name: String) throws { try put(Data(text.utf8), name) }
+    }
+
+    /// Holds `folder` while `body` writes into it; refused while another living process holds it.
+    public static func write<T>(_ folder: URL, _ body: (Held) throws -> T) throws -> T {
         let fm = FileManager.default
         try fm.createDirectory(at: folder, withIntermediateDirectories: true)
         let lockFile = folder.appendingPathComponent(lock)
@@ -34,8 +38,9 @@ public enum OutputFolder {
         let marker = folder.appendingPathComponent(Self.marker)
         try Data("Written by fpbench (process \(getpid())) and not finished; the files beside this one may mix two runs.\n".utf8)
             .write(to: marker, options: .atomic)
-        try body()
+        let result = try body(Held(folder))
         try fm.removeItem(at: marker)
+        return result
     }
 
     /// Creates the lock file exclusively; a lock whose process is gone is stale and taken over.
@@ -49,7 +54,8 @@ public enum OutputFolder {
                 return
             }
             let owner = (try? String(contentsOf: lockFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            if let owner, owner != getpid(), kill(owner, 0) == 0 { throw Busy(folder: folder, process: owner) }
+            // This process's own lock is held too: a second writer must write into the `Held` folder instead.
+            if let owner, owner == getpid() || kill(owner, 0) == 0 { throw Busy(folder: folder, process: owner) }
             try? FileManager.default.removeItem(at: lockFile)  // stale: its writer is gone
         }
         throw Busy(folder: folder, process: -1)

@@ -8,27 +8,25 @@ import SuiteEvaluation
 /// Every file is written atomically (a temporary file, then a rename).
 public enum ReportWriter {
     public static func write(_ results: RunResults, to folder: URL, includeResults: Bool = true) throws {
-        try OutputFolder.write(folder) {
-            let fm = FileManager.default
-            try fm.createDirectory(at: folder, withIntermediateDirectories: true)
-            if includeResults { try results.sealed().encoded().write(to: folder.appendingPathComponent("results.json"), options: .atomic) }
-            for m in results.matrices.map(results.firstQueries) {
-                let base = folder.appendingPathComponent("matrices").appendingPathComponent(m.algorithm)
-                try fm.createDirectory(at: base, withIntermediateDirectories: true)
-                try Data(matrixCSV(m).utf8).write(to: base.appendingPathComponent("\(m.test).csv"), options: .atomic)
-                try Data(matrixCSV(m, raw: true).utf8).write(to: base.appendingPathComponent("\(m.test).raw.csv"), options: .atomic)
-                try Data(matrixMarkdown(m, results: results).utf8).write(to: base.appendingPathComponent("\(m.test).md"), options: .atomic)
-                try Data(Figures.heatmap(m, title: results.title(m)).utf8).write(to: base.appendingPathComponent("\(m.test).svg"), options: .atomic)
-            }
-            try Data(longCSV(results).utf8).write(to: folder.appendingPathComponent("results.csv"), options: .atomic)
-            if !results.catalogs.isEmpty {
-                try Data(catalogCSV(results).utf8).write(to: folder.appendingPathComponent("catalog.csv"), options: .atomic)
-            }
-            try Data(identifiedFigure(results).utf8).write(to: folder.appendingPathComponent("identified.svg"), options: .atomic)
-            let summary = summaryMarkdown(results) { "matrices/\($0.algorithm)/\($0.test).md" }
-            try Data(summary.utf8).write(to: folder.appendingPathComponent("summary.md"), options: .atomic)
-            try RunPage.write(results, summary: summary, to: folder)
+        try OutputFolder.write(folder) { try write(results, into: $0, includeResults: includeResults) }
+    }
+
+    public static func write(_ results: RunResults, into held: OutputFolder.Held, includeResults: Bool = true) throws {
+        if includeResults { try held.put(results.sealed().encoded(), "results.json") }
+        for m in results.matrices.map(results.firstQueries) {
+            let base = "matrices/\(m.algorithm)/\(m.test)"
+            try FileManager.default.createDirectory(at: held.url.appendingPathComponent("matrices/\(m.algorithm)"), withIntermediateDirectories: true)
+            try held.put(matrixCSV(m), base + ".csv")
+            try held.put(matrixCSV(m, raw: true), base + ".raw.csv")
+            try held.put(matrixMarkdown(m, results: results), base + ".md")
+            try held.put(Figures.heatmap(m, title: results.title(m)), base + ".svg")
         }
+        try held.put(longCSV(results), "results.csv")
+        if !results.catalogs.isEmpty { try held.put(catalogCSV(results), "catalog.csv") }
+        try held.put(identifiedFigure(results), "identified.svg")
+        let summary = summaryMarkdown(results) { "matrices/\($0.algorithm)/\($0.test).md" }
+        try held.put(summary, "summary.md")
+        try RunPage.write(results, summary: summary, to: held.url)
     }
 }
 

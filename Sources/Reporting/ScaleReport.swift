@@ -26,9 +26,9 @@ public enum ScaleReport {
                 + String(format: "%.1f / %.1f", p.searchMilliseconds, p.searchMilliseconds90) + " | \(p.correct)/\(p.positives) | "
                 + "\(p.heldOutFalsePositives)/\(p.heldOutNegatives) | \(p.falsePositivesAtRealThreshold)/\(p.heldOutNegatives) |\n"
         }
-        try OutputFolder.write(folder) {
-            try Data(CSV.file(header, rows).utf8).write(to: folder.appendingPathComponent("scale.csv"), options: .atomic)
-            try Data(md.utf8).write(to: folder.appendingPathComponent("scale.md"), options: .atomic)
+        try OutputFolder.write(folder) { held in
+            try held.put(CSV.file(header, rows), "scale.csv")
+            try held.put(md, "scale.md")
         }
         return md
     }

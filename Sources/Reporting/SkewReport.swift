@@ -7,12 +7,10 @@ import Foundation
 /// condition and length. Each target's own benchmark is in a folder of its own beside them.
 public enum SkewReport {
     public static func write(_ points: [SkewSweep.Point], to folder: URL) throws {
-        try OutputFolder.write(folder) {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            func put(_ text: String, _ name: String) throws { try Data(text.utf8).write(to: folder.appendingPathComponent(name), options: .atomic) }
-            try put(csv(points), "skew.csv")
-            for (length, condition) in cells(points) { try put(figure(points, length: length, condition: condition), figureName(length, condition)) }
-            try put(summary(points), "skew.md")
+        try OutputFolder.write(folder) { held in
+            try held.put(csv(points), "skew.csv")
+            for (length, condition) in cells(points) { try held.put(figure(points, length: length, condition: condition), figureName(length, condition)) }
+            try held.put(summary(points), "skew.md")
         }
     }
 

@@ -7,25 +7,23 @@ import SuiteEvaluation
 public enum SweepReport {
 
     public static func write(_ record: SweepRecord, to folder: URL) throws {
-        try OutputFolder.write(folder) {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            func put(_ text: String, _ name: String) throws { try Data(text.utf8).write(to: folder.appendingPathComponent(name), options: .atomic) }
-            try put(csv(record), "sweep.csv")
+        try OutputFolder.write(folder) { held in
+            try held.put(csv(record), "sweep.csv")
             let algorithms = orderedUnique(record.points.map(\.algorithm))
             func series(_ value: (SweepPoint) -> Double?) -> [(name: String, points: [(x: Double, y: Double)])] {
                 algorithms.map { a in (a, record.points.filter { $0.algorithm == a }.compactMap { p in value(p).map { (p.level, 100 * $0) } }) }
             }
-            try put(Figures.lineChart(title: "\(record.rate.prefix(1).uppercased() + record.rate.dropFirst()), \(record.dataset) dataset, seed \(record.seed)",
+            try held.put(Figures.lineChart(title: "\(record.rate.prefix(1).uppercased() + record.rate.dropFirst()), \(record.dataset) dataset, seed \(record.seed)",
                                       xLabel: record.axis, yLabel: "\(record.rate) (%)", chance: record.chance.map { 100 * $0 },
                                       series: series { $0.accuracy }), "accuracy.svg")
             if record.points.contains(where: { $0.meanDiagonal != nil }) {
-                try put(Figures.lineChart(title: "Mean score of the own source", xLabel: record.axis,
+                try held.put(Figures.lineChart(title: "Mean score of the own source", xLabel: record.axis,
                                           yLabel: "mean diagonal score (%)", series: series(\.meanDiagonal)), "diagonal.svg")
             }
             let text = markdown(record)
-            try put(text, "sweep.md")
+            try held.put(text, "sweep.md")
             try SweepPage.write(record, markdown: text, to: folder)
-            try record.sealed().encoded().write(to: folder.appendingPathComponent("sweep.json"), options: .atomic)
+            try held.put(record.sealed().encoded(), "sweep.json")
         }
     }
 

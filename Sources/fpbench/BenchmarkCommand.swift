@@ -118,9 +118,9 @@ struct BenchmarkCommand: ParsableCommand {
     /// exits with 2 when a query failed.
     static func run(_ configuration: BenchmarkConfiguration, writingTo folder: URL) throws {
         var results: BenchmarkResults!, costs: BenchmarkCosts!
-        try OutputFolder.write(folder) {
+        try OutputFolder.write(folder) { held in
             (results, costs) = try validated { try Benchmark(configuration).run() }
-            try BenchmarkReport.write(results, costs: costs, to: folder)
+            try BenchmarkReport.write(results, costs: costs, into: held)
         }
         let positions = results.queries.filter { !$0.negative }.count, negatives = results.queries.count - positions
         Console.note(String(format: "fpbench benchmark: %d algorithms and systems, each asked %d queries (%d positions × %d conditions + %d negatives), %.2f h catalog in %.1f s wall, %d failures, %d skipped",

@@ -44,9 +44,9 @@ struct Run: ParsableCommand {
         configuration.shard = try shard.map { text in try validated { try Shard(parsing: text) } }
         let chosen = configuration.algorithms, chosenSuite = configuration.suite
         var results: RunResults!
-        try OutputFolder.write(outFolder) {
+        try OutputFolder.write(outFolder) { held in
             results = Runner(configuration).run()
-            try ReportWriter.write(results, to: outFolder)
+            try ReportWriter.write(results, into: held)
         }
         let seconds = Date().timeIntervalSince(started)
         Console.note(String(format: "fpbench run: %d algorithms × %d tests in %.1f s wall, %d failures, %d skipped",

@@ -104,7 +104,7 @@ import Testing
 }
 
 /// `fpbench datasets`' checks, in the library: the ci dataset as fetched is healthy; a changed checksum, a
-/// window past its file's end and a file gone are each named, in the order found.
+/// window past its file's end and a file gone are each named, in the order found, and a run refuses on the same files.
 @Suite struct DatasetHealthTests {
     @Test func eachProblemIsNamedAndCounted() throws {
         let dataset = try ciDataset()
@@ -119,5 +119,9 @@ import Testing
         #expect(health.problems[1].message.hasSuffix("birds/gone.wav: missing"))
         // Quick: existence only.
         #expect(DatasetHealth(damaged, quick: true).problems.map(\.kind) == [.missing])
+        // One set of rules: a run refuses on the same files (the windows are the run's own to measure).
+        let refused = ChecksumCheck(dataset: damaged, cacheFolder: nil).problems()
+        #expect(refused.map(\.item) == [damaged.manifest.files[0].path, "birds/gone.wav"])
+        #expect(refused[0].reason.hasPrefix("SHA-256 differs") && refused[1].reason.hasPrefix("missing"))
     }
 }

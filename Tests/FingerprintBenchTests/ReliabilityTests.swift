@@ -61,21 +61,25 @@ import Testing
 
     @Test func aReportFolderIsMarkedWhileWrittenAndASecondWriterIsRefused() throws {
         let folder = temporaryFolder()
-        try OutputFolder.write(folder) {
+        try OutputFolder.write(folder) { held in
             #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(OutputFolder.marker).path))
+            // Held once: a writer of this process takes the held folder; asking for the folder again is refused.
+            try held.put("a", "a.txt")
+            #expect(throws: OutputFolder.Busy.self) { try OutputFolder.write(folder) { _ in } }
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(".fpbench-lock").path))
             // Another live process holding the lock: pid 1 always exists.
             let other = temporaryFolder()
             try Data("1\n".utf8).write(to: other.appendingPathComponent(".fpbench-lock"))
-            #expect(throws: OutputFolder.Busy.self) { try OutputFolder.write(other) {} }
+            #expect(throws: OutputFolder.Busy.self) { try OutputFolder.write(other) { _ in } }
         }
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(OutputFolder.marker).path))
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(".fpbench-lock").path))
         // A lock left by a process that is gone is taken over.
         try Data("999999999\n".utf8).write(to: folder.appendingPathComponent(".fpbench-lock"))
-        try OutputFolder.write(folder) {}
+        try OutputFolder.write(folder) { _ in }
         // A failing writer leaves the marker, so the folder is never taken for a finished report.
         struct Stop: Error {}
-        #expect(throws: Stop.self) { try OutputFolder.write(folder) { throw Stop() } }
+        #expect(throws: Stop.self) { try OutputFolder.write(folder) { _ in throw Stop() } }
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(OutputFolder.marker).path))
     }
 }
@@ -86,7 +90,7 @@ import Testing
         let stale = folder.appendingPathComponent("matrices/.dat.nosync1234.abcdef")
         try FileManager.default.createDirectory(at: stale.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("half a results.json".utf8).write(to: stale)
-        try OutputFolder.write(folder) {}
+        try OutputFolder.write(folder) { _ in }
         #expect(!FileManager.default.fileExists(atPath: stale.path))
     }
 }
