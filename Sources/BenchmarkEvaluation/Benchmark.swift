@@ -17,25 +17,8 @@ public struct Benchmark {
     let configuration: BenchmarkConfiguration
     public init(_ configuration: BenchmarkConfiguration) { self.configuration = configuration }
 
-    /// The catalog's tracks indexed by every algorithm (phases 1 and 3 alone), for `fpbench index build`:
-    /// each catalog names its references by their files; tracks that could not be read are listed.
-    public func buildCatalogs() throws -> (catalogs: [Catalog], failures: [Problem]) {
-        let c = configuration
-        var failures: [Problem] = []
-        guard let section = c.dataset.manifest.catalog, !section.tracks.isEmpty else {
-            throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog section: an index needs whole tracks. " + Dataset.catalogHelp)
-        }
-        let (tracks, _) = readable(section.tracks, failures: &failures)
-        let progress = ProgressReporter(c.progress)
-        progress.start("indexing", total: tracks.count)
-        let indexed = indexCatalog(tracks, algorithms: c.algorithms, progress: progress)
-        progress.finish()
-        for (t, failure) in indexed.failures { failures.append(.init(item: "catalog \(tracks[t])", reason: failure, file: tracks[t])) }
-        let catalogs = c.algorithms.indices.map { a in
-            Catalog(algorithm: c.algorithms[a], sealing: tracks.indices.lazy.map { (indexed.prints[a][$0], tracks[$0], indexed.checksums[$0]) })
-        }
-        return (catalogs, failures)
-    }
+    /// What fingerprints the catalog: the dataset, the threads and the cache of this benchmark.
+    public var indexer: CatalogIndexer { CatalogIndexer(dataset: configuration.dataset, threads: configuration.threads, cacheFolder: configuration.cacheFolder) }
 
     public func run() throws -> (results: BenchmarkResults, costs: BenchmarkCosts) {
         let started = Date(), c = configuration
@@ -111,9 +94,9 @@ public struct Benchmark {
         guard let section = c.dataset.manifest.catalog, !section.tracks.isEmpty else {
             throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog section: the benchmark needs whole tracks. " + Dataset.catalogHelp)
         }
-        let (tracks, durations) = readable(section.tracks, failures: &failures)
-        let (negatives, negativeDurations) = readable(section.negatives, failures: &failures)
-        let (crossCheck, crossCheckDurations) = readable(section.crossCheck ?? [], failures: &failures)
+        let (tracks, durations) = indexer.readable(section.tracks, failures: &failures)
+        let (negatives, negativeDurations) = indexer.readable(section.negatives, failures: &failures)
+        let (crossCheck, crossCheckDurations) = indexer.readable(section.crossCheck ?? [], failures: &failures)
         guard !tracks.isEmpty else { throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog track could be read") }
         return CatalogFiles(tracks: tracks, durations: durations, negatives: negatives, negativeDurations: negativeDurations,
                             crossCheck: crossCheck, crossCheckDurations: crossCheckDurations)
@@ -139,7 +122,7 @@ public struct Benchmark {
 
     /// Phase 3: each algorithm's catalog, mapped from its index file or built from the tracks' fingerprints.
     struct BuiltIndex {
-        var catalogs: [Catalog], buildSeconds: [Double], indexed: Indexed
+        var catalogs: [Catalog], buildSeconds: [Double], indexed: CatalogIndexer.Indexed
         var loaded: [Int: (catalog: Catalog, loadSeconds: Double, fileBytes: Int)]
         var peer: PeerTiming?
         /// A track's position in the catalog, by file.
@@ -150,7 +133,7 @@ public struct Benchmark {
         let c = configuration
         let loaded = try loadIndexFiles(algorithms: algorithms, tracks: tracks)
         progress.start("indexing", total: tracks.count)
-        let indexed = indexCatalog(tracks, algorithms: algorithms, skipping: Set(loaded.keys), progress: progress)
+        let indexed = indexer.index(tracks, algorithms: algorithms, skipping: Set(loaded.keys), progress: progress)
         var peer: PeerTiming?
         if c.peerTracks > 0 {
             progress.start("timing fpcalc, the peer, on \(min(c.peerTracks, tracks.count)) tracks", total: 1)

@@ -24,7 +24,7 @@ extension Benchmark {
         progress.start("counting keys of slice \(shard.index) of \(shard.count)", total: owned.count)
         var checksums: [String] = []
         for batch in batches(owned) {
-            let indexed = indexCatalog(Array(catalog.tracks[batch]), algorithms: algorithms, progress: progress)
+            let indexed = indexer.index(Array(catalog.tracks[batch]), algorithms: algorithms, progress: progress)
             for i in 0..<batch.count { for a in algorithms.indices { if let p = indexed.prints[a][i] { counters[a].add(p) } } }
             checksums += indexed.checksums
         }
@@ -54,11 +54,11 @@ extension Benchmark {
         let reach = 2 * (c.spec.queryLengths.max() ?? 0)  // a time-stretched query covers more of the track than its length
         let roles = CatalogSlices.roles(durations: catalog.durations, owned: ranges[shard.index], reach: reach)
         let slices = algorithms.indices.map { Catalog(slicing: algorithms[$0], whole: whole[$0]) }
-        var indexed = Indexed(prints: algorithms.map { _ in [] }, cpu: algorithms.map { _ in [] }, decode: [], fromCache: algorithms.map { _ in 0 },
+        var indexed = CatalogIndexer.Indexed(prints: algorithms.map { _ in [] }, cpu: algorithms.map { _ in [] }, decode: [], fromCache: algorithms.map { _ in 0 },
                               failures: [], checksums: [])
         progress.start("indexing slice \(shard.index) of \(shard.count) (laying out every track)", total: catalog.tracks.count)
         for batch in batches(catalog.tracks.indices) {
-            let part = indexCatalog(Array(catalog.tracks[batch]), algorithms: algorithms, progress: progress)
+            let part = indexer.index(Array(catalog.tracks[batch]), algorithms: algorithms, progress: progress)
             for (i, t) in batch.enumerated() {
                 for a in algorithms.indices {
                     if let p = part.prints[a][i] { slices[a].add(p, name: catalog.tracks[t], checksum: part.checksums[i], role: roles[t]) }

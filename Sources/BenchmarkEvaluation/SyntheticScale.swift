@@ -62,7 +62,7 @@ public struct SyntheticScale {
         spec.queryLengths = [length]
         let queries = BenchmarkPlan.draw(spec: spec, tracks: files.tracks, durations: files.durations, negatives: files.negatives,
                                          negativeDurations: files.negativeDurations, seed: benchmark.seed)
-        let (real, _) = try bench.buildCatalogs()
+        let (real, _) = try bench.indexer.buildCatalogs(benchmark.algorithms, progress: ProgressReporter(benchmark.progress))
         let progress = ProgressReporter(benchmark.progress)
         var points: [Point] = []
         for (a, algorithm) in benchmark.algorithms.enumerated() {

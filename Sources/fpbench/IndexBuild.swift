@@ -48,9 +48,8 @@ extension IndexCommand {
             let files = try catalogFiles()
             if files.isEmpty {
                 let data = try validated { try Dataset.load(dataset ?? "catalog") }
-                let configuration = BenchmarkConfiguration(dataset: data, algorithms: [chosen], spec: BenchmarkSpec(), seed: 0, threads: threads,
-                                                           cacheFolder: URL(fileURLWithPath: cache), progress: progress.mode, toolVersion: fpbenchVersion)
-                let built = try validated { try Benchmark(configuration).buildCatalogs() }
+                let indexer = CatalogIndexer(dataset: data, threads: threads, cacheFolder: URL(fileURLWithPath: cache))
+                let built = try validated { try indexer.buildCatalogs([chosen], progress: reporter) }
                 (catalog, failures) = (built.catalogs[0], built.failures)
             } else {
                 let (tracks, problems) = AudioFiles.tracks(chosen, files: try validated { try AudioFiles.expand(files) }, threads: threads, progress: reporter)

@@ -37,7 +37,7 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
         let algorithms = try ["constellation", "haitsma-kalker"].map(AlgorithmRegistry.algorithm)
         let configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: algorithms, spec: BenchmarkSpec(), seed: 0,
                                                    threads: 2, cacheFolder: cache, progress: .none, toolVersion: "test")
-        let (catalogs, failures) = try Benchmark(configuration).buildCatalogs()
+        let (catalogs, failures) = try Benchmark(configuration).indexer.buildCatalogs(algorithms, progress: ProgressReporter(.none))
         #expect(failures.isEmpty && catalogs.count == 2)
         let files = try catalogs.map { catalog in
             let path = folder.appendingPathComponent("\(catalog.algorithm.identifier).fpindex").path

@@ -31,7 +31,7 @@ import Testing
         spec.negativesPerLength = 8
         let configuration = BenchmarkConfiguration(dataset: dataset, algorithms: [try AlgorithmRegistry.algorithm("constellation")], spec: spec,
                                                    seed: 5, threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
-        let realHours = try Benchmark(configuration).buildCatalogs().catalogs[0].duration / 3600
+        let realHours = try Benchmark(configuration).indexer.buildCatalogs(configuration.algorithms, progress: ProgressReporter(.none)).catalogs[0].duration / 3600
         let points = try SyntheticScale(benchmark: configuration, hours: [realHours, 5 * realHours], length: 5).run()
         #expect(points.count == 2 && points[0].syntheticTracks == 0 && points[1].syntheticTracks >= 28)
         #expect(points[1].hours >= 5 * realHours && points[1].hours < 5 * realHours + 0.1)
