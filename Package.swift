@@ -44,7 +44,7 @@ let package = Package(
             "Fingerprinting", "AudioIO", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Reporting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "FingerprintBenchTests", dependencies: ["Fingerprinting", "AudioIO", "DSP", "CGSL", "Degradation", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Reporting"],
+        .testTarget(name: "FingerprintBenchTests", dependencies: ["fpbench", "Fingerprinting", "AudioIO", "DSP", "CGSL", "Degradation", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Reporting"],
                     path: "Tests/FingerprintBenchTests"),
     ]
 )
