@@ -49,7 +49,7 @@ struct BenchmarkCommand: ParsableCommand {
     var algorithms: [String] = []
     @Option(help: "A benchmark spec file (JSON): queryLengths, queriesPerLength, negativesPerLength, conditions, offsetTolerance, falsePositiveTarget, falsePositiveConfidence, bruteForceHourLimit, systems, startGrid.")
     var spec: String?
-    @Option(parsing: .upToNextOption, help: "Query lengths in seconds (default 1 2 5 10).") var lengths: [Double] = []
+    @Option(parsing: .upToNextOption, help: "Query lengths in seconds (default \(BenchmarkSpec().queryLengths.map { String(format: "%g", $0) }.joined(separator: " ")))." ) var lengths: [Double] = []
     @Option(help: "Positions per query length, each degraded under every condition (default \(BenchmarkSpec().queriesPerLength)).") var queries: Int?
     @Option(help: "Negative queries per query length (default \(BenchmarkSpec().negativesPerLength)): those cut from one half of the negative recordings calibrate each algorithm's threshold, those of the other half measure its false positives, held out.") var negatives: Int?
     @Option(parsing: .upToNextOption, help: "Condition ids to keep (default: all of the spec's).") var conditions: [String] = []

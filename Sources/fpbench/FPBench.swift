@@ -18,7 +18,7 @@ struct FPBench: ParsableCommand {
         The four jobs:
           fpbench run                      the full suite -> runs/latest/summary.md
           fpbench benchmark                short degraded queries among hours of audio
-          fpbench merge PARTS...           a sharded benchmark's parts (Slurm: scripts/slurm/) as one
+          fpbench merge PARTS...           a sharded run's parts (Slurm: scripts/slurm/) as one
           fpbench compare-algorithms --baseline afa-thesis --candidate waveprint
           fpbench sweep noise              each algorithm's breaking point
           fpbench report RESULTS.json      regenerate every table

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AudioIO
+import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
 import Foundation
@@ -9,10 +10,10 @@ extension IndexCommand {
     struct CalibrationOptions: ParsableArguments {
         @Option(parsing: .upToNextOption, help: "Recordings not in the catalog (files or folders): calibrate the \"no match\" threshold on negative queries cut from them, stored in the index.")
         var negatives: [String] = []
-        @Option(parsing: .upToNextOption, help: "Query lengths in seconds to calibrate for (default 1 2 5 10, the benchmark's).") var lengths: [Double] = [1, 2, 5, 10]
-        @Option(help: "Negative queries per length: half calibrate the threshold, half are held out to measure its false-positive rate (1,000: a held-out 1 % has a 95 % interval of 0.4-2.3 %).")
-        var negativesPerLength = 1000
-        @Option(help: "The share of negative queries allowed to match (the benchmark's 1 %).") var falsePositiveRate = 0.01
+        @Option(parsing: .upToNextOption, help: "Query lengths in seconds to calibrate for (default: the benchmark's).") var lengths = BenchmarkSpec().queryLengths
+        @Option(help: "Negative queries per length: half calibrate the threshold, half are held out to measure its false-positive rate (1,000: a held-out 1 % has a 95 % interval of 0.4-2.3 %; default: the benchmark's).")
+        var negativesPerLength = BenchmarkSpec().negativesPerLength
+        @Option(help: "The share of negative queries allowed to match (default: the benchmark's).") var falsePositiveRate = BenchmarkSpec().falsePositiveTarget
         @Option(help: "Seed of the negative queries' files and positions.") var seed: UInt64 = 2013
 
         func validate() throws {
@@ -21,8 +22,8 @@ extension IndexCommand {
             guard !lengths.isEmpty, lengths.allSatisfy({ $0 > 0 && $0 <= 600 }) else { throw ValidationError("--lengths must be above 0 and at most 600 s") }
         }
 
-        /// `catalog`'s calibration, or nil without --negatives; a negative that is a catalog file is refused.
-        /// The calibration, or nil without --negatives; a negative that cannot be read is named and left out
+        /// `catalog`'s calibration, or nil without --negatives; a negative that is a catalog file is refused,
+        /// one that cannot be read is named and left out
         /// (`leftOut` counts them, so the command can end with exit status 2 after writing the index).
         func calibrate(_ catalog: Catalog, threads: Int, progress: ProgressReporter, leftOut: inout Int) throws -> Calibration? {
             guard !negatives.isEmpty else { return nil }
