@@ -26,21 +26,6 @@ import Testing
         return folder
     }
 
-    /// The project's set, as a stand-in: a folder dataset whose noises/ holds a babble recording.
-    private func projectSet() throws -> (Dataset, URL) {
-        let folder = temporaryFolder()
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("noises"), withIntermediateDirectories: true)
-        try AudioWriter.write(sine(frequency: 440, duration: 2, sampleRate: 16_000), to: folder.appendingPathComponent("tone.wav").path)
-        var noise = SeededGenerator(seed: 5)
-        let babble = Audio(samples: (0..<48_000).map { _ in Float.random(in: -0.3...0.3, using: &noise) }, sampleRate: 16_000)
-        try AudioWriter.write(babble, to: folder.appendingPathComponent("noises/babble.wav").path)
-        let manifest = try DatasetFolder.manifest(folder)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(manifest).write(to: folder.appendingPathComponent("manifest.json"))
-        return (try Dataset.load(folder.appendingPathComponent("manifest.json").path), folder)
-    }
-
     private func benchmark(_ dataset: Dataset, fallback: Dataset?, policy: MissingRecordingPolicy? = nil) throws -> BenchmarkResults {
         var spec = BenchmarkSpec()
         spec.queryLengths = [5]
@@ -63,11 +48,11 @@ import Testing
         #expect(dataset.manifest.files.count == 11 && dataset.manifest.sources.isEmpty)
         for file in dataset.manifest.files { #expect(file.sha256 == (try sha256Hex(file: dataset.path(file.path)))) }
 
-        let (project, projectFolder) = try projectSet()
+        let project = try projectSetStandIn(noise: "babble")
         let borrowing = try benchmark(dataset, fallback: project)
         #expect(borrowing.spec.conditions.map(\.id) == ["clean", "babble-5dB"] && borrowing.skipped.isEmpty)
         #expect(borrowing.catalog.borrowed == [.init(id: "babble", dataset: project.manifest.name, file: "noises/babble.wav",
-                                                     sha256: try sha256Hex(file: projectFolder.appendingPathComponent("noises/babble.wav").path))])
+                                                     sha256: try sha256Hex(file: project.path("noises/babble.wav")))])
         #expect(borrowing.answers.contains { $0.condition == "babble-5dB" && !$0.top.isEmpty })
 
         let alone = try benchmark(dataset, fallback: nil)
@@ -80,7 +65,7 @@ import Testing
         #expect { try benchmark(dataset, fallback: nil, policy: .refuse) } throws: { "\($0)".contains("condition babble-5dB needs babble (not in dataset") }
 
         // A project recording that no longer matches its manifest is not used.
-        try Data(repeating: 0, count: 64).write(to: projectFolder.appendingPathComponent("noises/babble.wav"))
+        try Data(repeating: 0, count: 64).write(to: URL(fileURLWithPath: project.path("noises/babble.wav")))
         let changed = try benchmark(dataset, fallback: project)
         #expect(changed.catalog.borrowed == nil && changed.skipped.first?.reason.contains("does not match its manifest's checksum") == true)
     }

@@ -28,18 +28,6 @@ import Testing
         return c
     }
 
-    /// A project set (a folder: a tone, and noises/) holding a noise called `crowd` (seeded, loud) and no impulse response.
-    private func projectSet() throws -> Dataset {
-        let folder = temporaryFolder()
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("noises"), withIntermediateDirectories: true)
-        try AudioWriter.write(sine(frequency: 440, duration: 2, sampleRate: 16_000), to: folder.appendingPathComponent("tone.wav").path)
-        var noise = SeededGenerator(seed: 9)
-        let crowd = Audio(samples: (0..<88_200).map { _ in Float.random(in: -0.5...0.5, using: &noise) }, sampleRate: 44_100)
-        try AudioWriter.write(crowd, to: folder.appendingPathComponent("noises/crowd.wav").path)
-        try JSONEncoder().encode(try DatasetFolder.manifest(folder)).write(to: folder.appendingPathComponent("manifest.json"))
-        return try Dataset.load(folder.appendingPathComponent("manifest.json").path)
-    }
-
     @Test func refusedBeforeTheRunNamingEachTestAndRecording() throws {
         #expect { try configuration(.refuse).checked() } throws: { error in
             let text = "\(error)"
@@ -62,7 +50,7 @@ import Testing
     }
 
     @Test func borrowedRecordingsAreUsedCheckedAndNamed() throws {
-        let project = try projectSet()
+        let project = try projectSetStandIn(noise: "crowd")
         let results = Runner(try configuration(.borrow, projectSet: project)).run()
         #expect(results.failures.isEmpty, "\(results.failures)")
         #expect(results.dataset.borrowed == [BorrowedRecording(id: "crowd", dataset: project.manifest.name, file: "noises/crowd.wav",

@@ -1,5 +1,6 @@
 import AudioIO
 import DSP
+import Evaluation
 import Foundation
 import XCTest
 
@@ -90,4 +91,17 @@ struct RealPartMissing: Error, CustomStringConvertible {
 
 func unavailable(_ reason: String) -> Error {
     ProcessInfo.processInfo.environment["CI"] == "true" ? RealPartMissing(description: "CI=true and the real part is missing: \(reason)") : XCTSkip(reason)
+}
+
+/// A stand-in for the project's own set of recordings: a folder dataset (a tone, and noises/ID.wav: 3 s of
+/// seeded uniform noise at 16 kHz), its manifest written by `DatasetFolder`, every file pinned.
+func projectSetStandIn(noise id: String) throws -> Dataset {
+    let folder = temporaryFolder()
+    try FileManager.default.createDirectory(at: folder.appendingPathComponent("noises"), withIntermediateDirectories: true)
+    try AudioWriter.write(sine(frequency: 440, duration: 2, sampleRate: 16_000), to: folder.appendingPathComponent("tone.wav").path)
+    var noise = SeededGenerator(seed: 5)
+    let samples = Audio(samples: (0..<48_000).map { _ in Float.random(in: -0.3...0.3, using: &noise) }, sampleRate: 16_000)
+    try AudioWriter.write(samples, to: folder.appendingPathComponent("noises/\(id).wav").path)
+    try JSONEncoder().encode(try DatasetFolder.manifest(folder)).write(to: folder.appendingPathComponent("manifest.json"))
+    return try Dataset.load(folder.appendingPathComponent("manifest.json").path)
 }
