@@ -65,7 +65,7 @@ import Testing
         }
         let audio = Audio(samples: samples, sampleRate: rate)
         let reference = try #require(try algorithm.fingerprint(audio).base as? HashFingerprint)
-        let found = reference.hashes.map(PeakPairHash.unpack)
+        let found = reference.hashes.map(PeakPairHash.audfprint.unpack)
         let bin = { (f: Double) in f * 512 / rate }, frames = { (t: Double) in t * rate / 256 }
         // Pairs within the zone: at most 63 frames later and 31 bins apart (800 -> 900 is 1.7 s later: out).
         let zone = bursts.indices.flatMap { a in bursts.indices.filter { $0 > a }.map { (a, $0) } }.filter { a, b in

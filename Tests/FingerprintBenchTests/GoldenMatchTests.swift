@@ -18,6 +18,7 @@ import Testing
         "chroma-baseline": "query c78ce6a2746d54fa · compare 0.998628 at 0.991 s (raw 0.998628) · search golden 0.998628 at 0.991 s (raw 0.998628), decoy 0.236079 at 0.248 s (raw 0.236079) · index hits golden 0, decoy 0",
         "constellation": "query d3b5f60869f4cedf · compare 0.453980 at 0.998 s (raw 387.000000) · search golden 0.453980 at 0.998 s (raw 387.000000), decoy 0.003367 at 2.786 s (raw 2.000000) · index hits golden 387, decoy 2",
         "constellation@birdsong": "query 2f3ffcff491e3118 · compare 0.464052 at 0.998 s (raw 799.000000) · search golden 0.464052 at 0.998 s (raw 799.000000), decoy 0.003167 at -0.128 s (raw 4.000000) · index hits golden 799, decoy 4",
+        "constellation@large": "query f46d4eb7d3aad554 · compare 0.511628 at 0.998 s (raw 455.000000) · search golden 0.511628 at 0.998 s (raw 455.000000) · index hits golden 455",
         "haitsma-kalker": "query 73fc79738691996a · compare 0.936999 at 0.999 s (raw 0.063001) · search golden 0.936999 at 0.999 s (raw 0.063001) · index hits golden 231",
         "maa-thesis": "query 8efc2e6a9e34cc03 · compare 0.000000 at 0.000 s (raw 0.000000) · search golden 0.000000 at 0.000 s (raw 0.000000), decoy 0.000000 at 0.000 s (raw 0.000000) · index hits golden 0, decoy 0",
         "panako": "query 33927de2642ea6fe · compare 0.746914 at 0.996 s (raw 121.000000, time factor 1.0000) · search golden 0.746914 at 0.996 s (raw 121.000000, time factor 1.0000) · index hits golden 121",

@@ -48,16 +48,19 @@ import Testing
         }
     }
 
-    @Test func peakPairHashFieldsRoundTripAndNeverOverlap() {
-        let fields = PeakPairHash.fields
+    /// Both layouts: fields that never overlap and leave no gap, and every value at the edges of each field back as packed.
+    @Test(arguments: [(PeakPairHash.audfprint, 20, [0, 1, 128, 255], [-31, -1, 0, 1, 31], [2, 17, 63]),
+                      (PeakPairHash.wang, 32, [0, 1, 500, 1023], [-500, -1, 0, 1, 400], [2, 63, 4095])])
+    func peakPairHashFieldsRoundTripAndNeverOverlap(hash: PeakPairHash, bits: Int, bins: [Int], deltas: [Int], times: [Int]) {
+        let fields = hash.fields
         for (i, a) in fields.enumerated() {
             for b in fields[(i + 1)...] { #expect(a.mask & b.mask == 0) }
         }
-        #expect(fields.reduce(UInt32(0)) { $0 | $1.mask } == (1 << 20) - 1)  // 20 bits, no gaps
-        for f1 in [0, 1, 128, 255] {
-            for df in [-31, -1, 0, 1, 31] {
-                for dt in [2, 17, 63] {
-                    let back = PeakPairHash.unpack(PeakPairHash.pack(f1: f1, df: df, dt: dt))
+        #expect(hash.bits == bits && fields.reduce(UInt64(0)) { $0 | UInt64($1.mask) } == (1 << UInt64(bits)) - 1)  // no gaps
+        for f1 in bins {
+            for df in deltas where hash.target.holds(hash.dfBias.map { df + $0 } ?? f1 + df) {
+                for dt in times {
+                    let back = hash.unpack(hash.pack(f1: f1, df: df, dt: dt))
                     #expect(back.f1 == f1 && back.df == df && back.dt == dt)
                 }
             }

@@ -15,7 +15,7 @@ import Testing
         "workingRate": workingRate,
         "Catalog.defaultVerified": Double(Catalog.defaultVerified),
         "Benchmark.answersKept": Double(Benchmark.answersKept),
-        "InvertedHashIndex.commonHashLimit": Double(InvertedHashIndex.commonHashLimit),
+        "Constellation.Parameters.commonHashLimit": Double(Constellation.Parameters().commonHashLimit),
         "TimeLineIndex.commonHashLimit": Double(TimeLineIndex<TripletNeighbourhood>.commonHashLimit),
         "LSHIndex.commonKeyLimit": Double(LSHIndex.commonKeyLimit),
         "WordLookup.commonWordLimit": Double(WordLookup<HKFingerprint>.commonWordLimit),

@@ -34,9 +34,12 @@ import Testing
 
     @Test func badVariantsAreRefusedWithTheReason() {
         #expect { try AlgorithmRegistry.algorithm("constellation@fanOut=0") } throws: { "\($0)".contains("fanOut=0: must be within 1...1000000") }
-        #expect { try AlgorithmRegistry.algorithm("constellation@nope=1") } throws: { "\($0)".contains("no parameter 'nope'; parameters: fanOut") }
+        #expect { try AlgorithmRegistry.algorithm("constellation@nope=1") } throws: { "\($0)".contains("no parameter 'nope'; parameters: commonHashLimit, fanOut") }
         #expect { try AlgorithmRegistry.algorithm("constellation@fanOut=many") } throws: { "\($0)".contains("a whole number is needed") }
-        #expect { try AlgorithmRegistry.algorithm("constellation@x") } throws: { "\($0)".contains("or a named variant (constellation@birdsong)") }
+        #expect { try AlgorithmRegistry.algorithm("constellation@x") } throws: { "\($0)".contains("or a named variant (constellation@birdsong, constellation@large)") }
+        #expect { try AlgorithmRegistry.algorithm("constellation@hashBits=24") } throws: { "\($0)".contains("hashBits must be 20") }
+        #expect { try AlgorithmRegistry.algorithm("constellation@fftSize=1024") } throws: { "\($0)".contains("the 20-bit hash keeps 8 bits of frequency") }
+        #expect { try AlgorithmRegistry.algorithm("constellation@commonHashLimit=50") } throws: { "\($0)".contains("at least 200") }
         #expect { try AlgorithmRegistry.algorithm("waveprint@bandCount=3") } throws: { "\($0)".contains("powers of two") }
         #expect { try AlgorithmRegistry.algorithm("nothing@fanOut=1") } throws: { "\($0)".contains("unknown algorithm 'nothing@fanOut=1'") }
     }

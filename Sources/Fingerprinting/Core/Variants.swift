@@ -77,6 +77,12 @@ extension AlgorithmRegistry {
                         + "±51-bin neighbourhood, too few to survive noise or a tempo change; ±25 bins gives about 13 times as many "
                         + "(speed, tempo, pitch: 99-100 % of 10 s queries instead of 71-89 %), and with 24 aligned triplets "
                         + "2 of 100 negative 10 s queries still match (the benchmark calibrates its own threshold)"),
+        NamedVariant(base: "constellation", name: "large",
+                     values: [("hashBits", "32"), ("fftSize", "1024"), ("peakBinRadius", "20"), ("maximumFrequencyDelta", "62"), ("commonHashLimit", "2000")],
+                     why: "our choice, for catalogs of thousands of hours: the 20-bit hash has about 1M values, so at 10,000 h each sits "
+                        + "at thousands of positions and every one is skipped as common (0 of 100 queries found); Wang's 32-bit layout "
+                        + "with twice the frequency resolution (1,024-point frames; the peak neighbourhood and target zone kept in Hz) "
+                        + "spreads the same pairs over many more hashes, and a lookup limit of 2,000 keeps those a large catalog holds often"),
     ]
 
     /// An identifier with its variant part: "constellation@fanOut=5,sampleRate=22050" or "constellation@birdsong".

@@ -23,14 +23,25 @@ public struct Constellation: StreamingFingerprinting, Parameterized {
         public var minimumAlignedHashes = 5
         /// Queries are analysed at this many sub-hop shifts, so their frames meet the reference's.
         public var queryShifts = 4
+        /// The hash: 20 bits (audfprint's f1 | df | dt) or 32 (Wang's f1 | f2 | dt), for catalogs where 1M
+        /// distinct hashes each sit at thousands of positions.
+        public var hashBits = 20
+        /// Hashes held at more catalog positions than this are skipped at lookup: they vote everywhere and
+        /// cost most of a query's time. Higher: slower queries on large catalogs, more aligned hits.
+        public var commonHashLimit = 200
 
         public init() {}
 
         /// Why these values cannot run (nil: they can); checked before a variant is made.
         public var problem: String? {
             if let bad = frameProblem(frameSize: fftSize, hop: hop) { return bad }
-            if fftSize > 512 { return "fftSize must be at most 512: the hash keeps 8 bits of frequency" }
-            if maximumFrequencyDelta > 31 || maximumTimeDelta > 63 || minimumTimeDelta > maximumTimeDelta { return "the hash keeps 6 bits of |df| (<= 31) and of dt (<= 63), with minimumTimeDelta <= maximumTimeDelta" }
+            guard let hash = PeakPairHash.layout(bits: hashBits) else { return "hashBits must be 20 (audfprint's layout) or 32 (Wang's)" }
+            if fftSize / 2 > 1 << hash.f1.width { return "fftSize must be at most \(2 << hash.f1.width): the \(hashBits)-bit hash keeps \(hash.f1.width) bits of frequency" }
+            if let bias = hash.dfBias, maximumFrequencyDelta >= bias { return "the \(hashBits)-bit hash keeps |df| <= \(bias - 1)" }
+            if maximumTimeDelta >= 1 << hash.dt.width || minimumTimeDelta > maximumTimeDelta {
+                return "the \(hashBits)-bit hash keeps dt < \(1 << hash.dt.width), with minimumTimeDelta <= maximumTimeDelta"
+            }
+            if commonHashLimit < KeyCounts.floor { return "commonHashLimit must be at least \(KeyCounts.floor) (catalog slices count keys from there)" }
             if peakBinRadius > fftSize / 2 || peakFrameRadius > 1000 || queryShifts > 64 { return "peakBinRadius <= fftSize / 2, peakFrameRadius <= 1,000, queryShifts <= 64" }
             return nil
         }
@@ -65,7 +76,10 @@ public struct Constellation: StreamingFingerprinting, Parameterized {
             Parameter("fanOut", p.fanOut, source: "\(a): fan-out 3 (\(w) §2.2 uses F = 10)"),
             Parameter("targetZone", "dt \(p.minimumTimeDelta)-\(p.maximumTimeDelta) frames, |df| <= \(p.maximumFrequencyDelta) bins",
                       source: "\(a): pairs within ±31 bins and 2-63 frames"),
-            Parameter("hash", PeakPairHash.layoutDescription, source: "\(a): 20-bit hash f1 (8) | df (6) | dt (6)"),
+            Parameter("hash", hash.layoutDescription, source: p.hashBits == 20 ? "\(a): 20-bit hash f1 (8) | df (6) | dt (6)"
+                      : "\(w) §2.2: f1, f2 and dt packed into a 32-bit integer; our split 10 | 10 | 12 bits"),
+            Parameter("commonHashLimit", p.commonHashLimit,
+                      source: "our choice: a hash at more catalog positions is skipped at lookup (audfprint keeps at most 100 entries per hash)"),
             Parameter("matching", "histogram of (reference time - query time); hits within ±1 frame of the best offset count",
                       source: "\(w) §2.3: time-offset histogram; the ±1 frame is our choice, for crops that fall between frames"),
             Parameter("minimumAlignedHashes", p.minimumAlignedHashes, source: "\(a): a match needs at least 5 time-consistent hashes"),
@@ -87,13 +101,16 @@ public struct Constellation: StreamingFingerprinting, Parameterized {
 
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure >= Double(parameters.minimumAlignedHashes) }
 
-    public func makeIndex() -> InvertedHashIndex { InvertedHashIndex() }
+    public func makeIndex() -> InvertedHashIndex { InvertedHashIndex(keyBits: parameters.hashBits, commonHashLimit: parameters.commonHashLimit) }
+
+    var hash: PeakPairHash { PeakPairHash.layout(bits: parameters.hashBits) ?? .audfprint }
 }
 
 /// Constellation hashing as the audio comes: per analysis shift, a power spectrogram feeding a peak
 /// picker; at the end each shift's peaks are paired, and the shifts' hashes merged without repeats.
 public final class ConstellationStream: PrintStream {
     private let parameters: Constellation.Parameters
+    private let hash: PeakPairHash
     /// Per analysis shift: the samples it still skips before its first frame, and the frames its
     /// anchors move by (a shifted frame starts `offset` samples late: rounded to the nearest frame).
     private var skips: [Int]
@@ -103,16 +120,17 @@ public final class ConstellationStream: PrintStream {
 
     init(parameters: Constellation.Parameters, shifts: Int) {
         self.parameters = parameters
+        hash = Constellation(parameters: parameters).hash
         let offsets = (0..<shifts).map { $0 * parameters.hop / shifts }
         skips = offsets
         lateFrames = offsets.map { $0 * 2 >= parameters.hop ? 1 : 0 }
         let spectrum = FrameFrontEnd.power(STFT(frameSize: parameters.fftSize, hop: parameters.hop, window: .hann))
         frames = skips.map { _ in spectrum.stream() }
         let columns = parameters.fftSize / 2 + 1
-        // Bins 1 ... 255: DC carries no pitch and the Nyquist bin does not fit the 8-bit f1 field.
+        // Bins from 1: DC carries no pitch; below the Nyquist bin and within the f1 field (bins 1 ... 255 at 20 bits).
         let neighbourhood = PeakNeighbourhood(binRadius: parameters.peakBinRadius, frameRadius: parameters.peakFrameRadius,
                                               perFrame: parameters.peaksPerFrame, floorDecibels: parameters.peakFloorDecibels,
-                                              bins: 1..<min(columns - 1, 1 << PeakPairHash.f1.width))
+                                              bins: 1..<min(columns - 1, 1 << hash.f1.width))
         pickers = skips.map { _ in PeakPicker(columns: columns, neighbourhood: neighbourhood) }
     }
 
@@ -128,7 +146,7 @@ public final class ConstellationStream: PrintStream {
         // (time << 32 | hash): sorting orders by time, then hash.
         var keys: [UInt64] = []
         for shift in pickers.indices {
-            for pair in PeakPairHash.pairs(pickers[shift].finish(), parameters: parameters) {
+            for pair in hash.pairs(pickers[shift].finish(), parameters: parameters) {
                 keys.append(UInt64(pair.time + lateFrames[shift]) << 32 | UInt64(pair.hash))
             }
         }

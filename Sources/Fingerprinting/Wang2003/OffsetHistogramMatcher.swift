@@ -78,13 +78,14 @@ struct SharedHashes {
 /// hashes vote for (reference, offset) pairs through it; the references with the most time-aligned
 /// votes (±1 frame) are the candidates, at their best offset.
 public struct InvertedHashIndex: FingerprintIndex, PostingsHolder {
-    private var hashes = HashPostings(keyBits: 20, name: "hashes")
-    /// Hashes held at more catalog positions than this are skipped at lookup: they vote everywhere and
-    /// cost most of a query's time (audfprint keeps at most 100 entries per hash). Higher: slower
-    /// queries on large catalogs, slightly more aligned hits.
-    static let commonHashLimit = 200
+    private var hashes: HashPostings
+    /// Hashes held at more catalog positions than this are skipped at lookup (`Constellation.Parameters`).
+    let commonHashLimit: Int
 
-    public init() {}
+    public init(keyBits: Int, commonHashLimit: Int) {
+        hashes = HashPostings(keyBits: keyBits, name: "hashes")
+        self.commonHashLimit = commonHashLimit
+    }
 
     public mutating func add(_ print: HashFingerprint, reference: Int) { hashes.add(print, reference: reference) }
     public mutating func seal() { hashes.seal() }
@@ -92,7 +93,7 @@ public struct InvertedHashIndex: FingerprintIndex, PostingsHolder {
     public func candidates(for query: HashFingerprint, limit: Int) -> [Candidate] {
         var votes = OffsetVotes(tolerance: 1)
         for (hash, time) in zip(query.hashes, query.times) {
-            hashes.postings.forEachPosition(of: hash, limit: Self.commonHashLimit) { votes.add(globalOffset: Int($0) - Int(time)) }
+            hashes.postings.forEachPosition(of: hash, limit: commonHashLimit) { votes.add(globalOffset: Int($0) - Int(time)) }
         }
         return votes.best(limit: limit, minimumVotes: 2, locate: hashes.postings.layout.locateOffset).map {
             Candidate(reference: $0.reference, offset: Double($0.offset) * hashes.step, hits: $0.votes)
