@@ -4,11 +4,11 @@
 # degradation kind), keeping the files that hold every score. A change that moves a number fails the
 # test until this is run again and what moved committed, with the reason:
 #   scripts/ci-reference.sh Reports/ci-reference
-# FPBENCH names the binary (default .build/debug/fpbench, what the tests build).
+# FPBENCH names the binary (default .build/release/fpbench; the tests pass the one built with them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/ci-reference.sh OUT-FOLDER}
-fpbench=${FPBENCH:-.build/debug/fpbench}
+fpbench=${FPBENCH:-.build/release/fpbench}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The dataset has no impulse response: test 4 runs without its room (marked † in the tables).

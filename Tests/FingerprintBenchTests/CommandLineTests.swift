@@ -4,7 +4,7 @@ import XCTest
 
 /// End to end through the built `fpbench` executable, as a user runs it.
 final class CommandLineTests: XCTestCase {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let root = repositoryRoot
 
     func fpbench(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) { try runFPBench(arguments) }
 
@@ -353,7 +353,7 @@ final class CommandLineTests: XCTestCase {
 /// in one process. Both must end with status 0 or 1 (named errors), never a trap or a signal, within a
 /// time bound; a crash is narrowed down to the files that cause it.
 final class FuzzTests: XCTestCase {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let root = repositoryRoot
 
     /// A small deterministic generator (SplitMix64), so the mutants are the same on every machine.
     struct Mix {
@@ -370,7 +370,7 @@ final class FuzzTests: XCTestCase {
     /// Runs fpbench; nil status when it was killed for running past `seconds`.
     func run(_ arguments: [String], seconds: Double) throws -> (code: Int32?, signalled: Bool, errors: String) {
         let process = Process()
-        process.executableURL = root.appendingPathComponent(".build/debug/fpbench")
+        process.executableURL = builtFPBench
         process.arguments = arguments
         let errors = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID().uuidString).txt")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
@@ -439,14 +439,14 @@ final class FuzzTests: XCTestCase {
 /// root and Debian (it installs slurm-wlm and munge); elsewhere the test says why it skips.
 final class SlurmTests: XCTestCase {
     func testFourPartsMergedBySlurmEqualTheUnshardedRun() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = repositoryRoot
         guard getuid() == 0 else { throw unavailable("needs root: the script installs slurm-wlm and munge and starts their daemons") }
         guard FileManager.default.fileExists(atPath: "/etc/debian_version") else { throw unavailable("needs Debian (slurm-wlm and munge from apt)") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [root.appendingPathComponent("scripts/slurm/local-cluster.sh").path]
         process.currentDirectoryURL = root
-        process.environment = ProcessInfo.processInfo.environment.merging(["FPBENCH": root.appendingPathComponent(".build/debug/fpbench").path]) { _, new in new }
+        process.environment = ProcessInfo.processInfo.environment.merging(["FPBENCH": builtFPBench.path]) { _, new in new }
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice

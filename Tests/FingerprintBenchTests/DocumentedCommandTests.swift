@@ -10,7 +10,7 @@ import Testing
 @Suite struct DocumentedCommandTests {
     /// The commands in fenced blocks (continuation lines joined, comments dropped) and inline ones, with their file.
     static func documentedCommands() throws -> [(file: String, arguments: [String])] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = repositoryRoot
         let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path).filter { $0.hasSuffix(".md") }.sorted()
         var commands: [(String, [String])] = []
         for file in ["README.md", "Datasets/README.md"] + docs.map({ "docs/" + $0 }) {

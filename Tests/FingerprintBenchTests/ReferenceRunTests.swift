@@ -24,6 +24,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [repositoryRoot.appendingPathComponent("scripts/ci-reference.sh").path, out.path]
         process.currentDirectoryURL = repositoryRoot
+        process.environment = ProcessInfo.processInfo.environment.merging(["FPBENCH": builtFPBench.path]) { _, new in new }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

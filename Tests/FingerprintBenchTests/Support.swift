@@ -55,17 +55,19 @@ func floatWAV(_ samples: [Float], sampleRate: Int = 8000) -> Data {
 /// The audio folder of the small real-audio test dataset (built by `scripts/fetch-dataset.sh ci`).
 let testDataRoot: URL = {
     if let path = ProcessInfo.processInfo.environment["FPBENCH_TEST_DATA"] { return URL(fileURLWithPath: path) }
-    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Datasets/ci/audio")
+    return repositoryRoot.appendingPathComponent("Datasets/ci/audio")
 }()
 
 /// The repository's root folder.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-/// The built debug `fpbench` run from the repository's root, as a user runs it: exit status, standard output and error.
+/// The `fpbench` built with these tests, beside the test runner (`scripts/test.sh` builds both in release mode).
+let builtFPBench: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("fpbench")
+
+/// The built `fpbench` run from the repository's root, as a user runs it: exit status, standard output and error.
 func runFPBench(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
     let process = Process()
-    process.executableURL = repositoryRoot.appendingPathComponent(".build/debug/fpbench")
+    process.executableURL = builtFPBench
     process.arguments = arguments
     process.currentDirectoryURL = repositoryRoot
     let output = Pipe(), errors = Pipe()

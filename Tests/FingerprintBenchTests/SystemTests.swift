@@ -8,9 +8,7 @@ import Reporting
 import SuiteEvaluation
 import Testing
 
-/// The repository's folder (the system files are found from it).
-private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-private let example = repository.appendingPathComponent("Systems/envelope-example/envelope-example.json").path
+private let example = repositoryRoot.appendingPathComponent("Systems/envelope-example/envelope-example.json").path
 
 /// Prints 1 MiB lines for ever.
 let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l; done"
@@ -94,7 +92,7 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         var json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: example))) as! [String: Any]
         json["identifier"] = id
         // Commands keep finding the example's script: {systemFolder} is the example's folder, written out.
-        let script = repository.appendingPathComponent("Systems/envelope-example/envelope_example.py").path
+        let script = repositoryRoot.appendingPathComponent("Systems/envelope-example/envelope_example.py").path
         for step in ["version", "index", "query"] {
             var part = json[step] as! [String: Any]
             part["command"] = (part["command"] as! [String]).map { $0.replacingOccurrences(of: "{systemFolder}/envelope_example.py", with: script) }
@@ -128,7 +126,7 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
 
     @Test func outsideSystemsAnswerBesideTheAlgorithmsAndTheirFailuresAreNamed() throws {
         let folder = temporaryFolder()
-        let script = repository.appendingPathComponent("Systems/envelope-example/envelope_example.py").path
+        let script = repositoryRoot.appendingPathComponent("Systems/envelope-example/envelope_example.py").path
         let systems = [
             try OutsideSystem(file: example),
             // Dies on one negative query (a batch fails, so every query is asked again alone).
