@@ -35,17 +35,24 @@ public struct LogFrequencyMapper: Sendable, Equatable {
 
     /// The log-frequency row of `power` (fftSize / 2 + 1 values), written into `row` (`bandCount` values).
     public func map(_ power: [Float], into row: inout ArraySlice<Float>) {
-        for band in 0..<ranges.count {
-            let range = ranges[band]
-            var value: Float
-            if range.isEmpty {
-                let k = below[band], w = weights[band]
-                value = power[k] * (1 - w) + power[k + 1] * w
-            } else {
-                value = power[range.lowerBound]
-                for k in range.dropFirst() { value = max(value, power[k]) }
+        // Through raw buffers: a frame's row is written once per frame, with no check per bin.
+        power.withUnsafeBufferPointer { power in
+            row.withUnsafeMutableBufferPointer { row in
+                ranges.withUnsafeBufferPointer { ranges in
+                    for band in 0..<ranges.count {
+                        let range = ranges[band]
+                        var value: Float
+                        if range.isEmpty {
+                            let k = below[band], w = weights[band]
+                            value = power[k] * (1 - w) + power[k + 1] * w
+                        } else {
+                            value = power[range.lowerBound]
+                            for k in (range.lowerBound + 1)..<range.upperBound { value = max(value, power[k]) }
+                        }
+                        row[band] = value
+                    }
+                }
             }
-            row[row.startIndex + band] = value
         }
     }
 }

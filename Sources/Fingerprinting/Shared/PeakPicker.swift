@@ -52,7 +52,7 @@ struct PeakPicker {
         power.withUnsafeMutableBufferPointer { ring in
             _ = UnsafeMutableBufferPointer(rebasing: ring[slot..<(slot + columns)]).update(fromContentsOf: row)
         }
-        for value in row { loudest = max(loudest, value) }
+        loudest = max(loudest, largest(of: row))
         acrossBins.withUnsafeMutableBufferPointer { output in
             slidingMaximum(row.baseAddress!, stride: 1, into: output.baseAddress! + slot, count: columns,
                            radius: neighbourhood.binRadius, scratch: &scratch)
@@ -99,17 +99,36 @@ func slidingMaximum(_ input: UnsafePointer<Float>, stride: Int, into output: Uns
     scratch.withUnsafeMutableBufferPointer { buffer in
         // Padded index j holds input[j - radius], or -infinity outside the sequence.
         let prefix = buffer.baseAddress!, suffix = buffer.baseAddress! + padded
-        for j in 0..<padded { prefix[j] = j >= radius && j < radius &+ n ? input[(j &- radius) &* stride] : -.infinity }
+        prefix.update(repeating: -.infinity, count: radius)
+        for i in 0..<n { prefix[radius &+ i] = input[i &* stride] }
+        (prefix + (radius + n)).update(repeating: -.infinity, count: radius)
         suffix.update(from: prefix, count: padded)
         var blockStart = 0
         while blockStart < padded {
             let blockEnd = min(blockStart &+ width, padded)
-            for j in (blockStart &+ 1)..<max(blockStart &+ 1, blockEnd) { prefix[j] = max(prefix[j &- 1], prefix[j]) }
-            var j = blockEnd &- 2
-            while j >= blockStart { suffix[j] = max(suffix[j &+ 1], suffix[j]); j &-= 1 }
+            // Both running maxima in registers and in one loop: two independent chains of comparisons
+            // overlap, and no value is read back just after it was stored.
+            var forward = prefix[blockStart], backward = suffix[blockEnd &- 1]
+            for k in 1..<max(1, blockEnd &- blockStart) {
+                forward = max(forward, prefix[blockStart &+ k]); prefix[blockStart &+ k] = forward
+                backward = max(backward, suffix[blockEnd &- 1 &- k]); suffix[blockEnd &- 1 &- k] = backward
+            }
             blockStart = blockEnd
         }
         // The window of output i covers padded [i, i + width - 1].
         for i in 0..<n { output[i &* stride] = max(suffix[i], prefix[i &+ width &- 1]) }
     }
+}
+
+/// The largest value of `values` (not NaN), eight lanes at a time.
+func largest(of values: UnsafeBufferPointer<Float>) -> Float {
+    guard let base = values.baseAddress, !values.isEmpty else { return -.infinity }
+    var lanes = SIMD8<Float>(repeating: -.infinity), i = 0
+    while i &+ 8 <= values.count {
+        lanes = pointwiseMax(lanes, UnsafeRawPointer(base + i).loadUnaligned(as: SIMD8<Float>.self))
+        i &+= 8
+    }
+    var result = lanes.max()
+    while i < values.count { result = max(result, base[i]); i &+= 1 }
+    return result
 }
