@@ -120,15 +120,13 @@ func slidingMaximum(_ input: UnsafePointer<Float>, stride: Int, into output: Uns
     }
 }
 
-/// The largest value of `values` (not NaN), eight lanes at a time.
+/// The largest value of `values` (not NaN), in four independent chains of comparisons.
 func largest(of values: UnsafeBufferPointer<Float>) -> Float {
-    guard let base = values.baseAddress, !values.isEmpty else { return -.infinity }
-    var lanes = SIMD8<Float>(repeating: -.infinity), i = 0
-    while i &+ 8 <= values.count {
-        lanes = pointwiseMax(lanes, UnsafeRawPointer(base + i).loadUnaligned(as: SIMD8<Float>.self))
-        i &+= 8
+    var a = -Float.infinity, b = a, c = a, d = a, i = 0
+    while i &+ 4 <= values.count {
+        a = max(a, values[i]); b = max(b, values[i &+ 1]); c = max(c, values[i &+ 2]); d = max(d, values[i &+ 3])
+        i &+= 4
     }
-    var result = lanes.max()
-    while i < values.count { result = max(result, base[i]); i &+= 1 }
-    return result
+    while i < values.count { a = max(a, values[i]); i &+= 1 }
+    return max(max(a, b), max(c, d))
 }
