@@ -6,6 +6,9 @@ import Fingerprinting
 import Foundation
 import SuiteEvaluation
 
+/// The worker-thread option's help; the parser adds the default it found (this machine's cores).
+let threadsHelp: ArgumentHelp = "Worker threads, one per core unless given."
+
 /// One line naming the file and the reason (audio errors name their file themselves).
 func describe(_ error: Error, file: String) -> String {
     error is AudioError ? "\(error)" : "\(file): \(error)"
@@ -46,7 +49,7 @@ struct RunOptions: ParsableArguments {
     @Option(help: "Seed for every random choice (crops, tracks, offsets, noise, drift, delay).") var seed: UInt64 = 2013
     @Option(help: "Fingerprint cache folder.") var cache = ".fpbench-cache/fingerprints"
     @Flag(help: "Do not read or write the fingerprint cache.") var noCache = false
-    @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: threadsHelp) var threads = ProcessInfo.processInfo.activeProcessorCount
     @Option(help: "When a stage names a noise or impulse response the dataset lacks: refuse the run (the suite's default), leave-out what needs it (the suite's stage, marked †; the benchmark's condition, listed as skipped), or borrow the project's own from Datasets/default, checked against its checksums and named in the results (the benchmark's default).")
     var missingRecordings: MissingRecordingPolicy?
     @OptionGroup var external: ExternalOption

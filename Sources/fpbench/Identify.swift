@@ -33,7 +33,7 @@ struct Identify: ParsableCommand {
     @Argument(help: "Query recordings.") var queries: [String]
     @Option(help: "Matches to print per query (1 or more).") var limit = 5
     @Option(help: "A match must score above this (0 to 1), instead of the calibrated or documented threshold.") var threshold: Double?
-    @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: threadsHelp) var threads = ProcessInfo.processInfo.activeProcessorCount
     @OptionGroup var calibration: IndexCommand.CalibrationOptions
     @OptionGroup var progress: ProgressOptions
 

@@ -19,7 +19,7 @@ extension IndexCommand {
 
         @Argument(help: "The index file.") var index: String
         @Argument(help: "Audio files or folders to add.") var files: [String]
-        @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
+        @Option(help: threadsHelp) var threads = ProcessInfo.processInfo.activeProcessorCount
         @OptionGroup var external: ExternalOption
         @OptionGroup var progress: ProgressOptions
 

@@ -31,7 +31,7 @@ extension IndexCommand {
         @Option(parsing: .upToNextOption, help: "Catalog tracks: audio files, or folders searched for them (no manifest needed).") var catalog: [String] = []
         @Option(help: "A text file listing catalog tracks, one path per line (relative to the list's folder, or absolute).") var catalogList: String?
         @Option(help: "Fingerprint cache folder (dataset catalogs).") var cache = ".fpbench-cache/fingerprints"
-        @Option(help: "Worker threads (default: all cores).") var threads = ProcessInfo.processInfo.activeProcessorCount
+        @Option(help: threadsHelp) var threads = ProcessInfo.processInfo.activeProcessorCount
         @Option(help: "The index file to write.") var out: String
         @OptionGroup var calibration: CalibrationOptions
         @OptionGroup var progress: ProgressOptions
