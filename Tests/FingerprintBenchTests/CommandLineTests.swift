@@ -4,7 +4,6 @@ import XCTest
 
 /// End to end through the built `fpbench` executable, as a user runs it.
 final class CommandLineTests: XCTestCase {
-    let root = repositoryRoot
 
     func fpbench(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) { try runFPBench(arguments) }
 
@@ -173,7 +172,7 @@ final class CommandLineTests: XCTestCase {
 
     /// `bench -a A FILE` reads FILE as a second algorithm name: the error says so and how to write it.
     func testFilesReadAsAlgorithmNamesAreNamed() throws {
-        let file = root.appendingPathComponent("Datasets/ci/audio/birds/finch-348.wav").path
+        let file = repositoryRoot.appendingPathComponent("Datasets/ci/audio/birds/finch-348.wav").path
         let result = try fpbench(["bench", "--no-peer", "-a", "maa-thesis", file])
         XCTAssertNotEqual(result.status, 0)
         XCTAssertTrue(result.errors.contains("\(file) was read as an algorithm name"), result.errors)
@@ -240,7 +239,7 @@ final class CommandLineTests: XCTestCase {
         try Data(#"{"kind": "benchmark"}"#.utf8).write(to: results)
         let mixed = try fpbench(["merge", out.appendingPathComponent("part-0").path, results.path, "--out", out.appendingPathComponent("m4").path])
         XCTAssertTrue(mixed.errors.contains("is a sweep's sweep.json but \(results.path) is a benchmark's results.json"), mixed.errors)
-        let empty = try fpbench(["merge", root.appendingPathComponent("Sources").path, "--out", out.appendingPathComponent("m5").path])
+        let empty = try fpbench(["merge", repositoryRoot.appendingPathComponent("Sources").path, "--out", out.appendingPathComponent("m5").path])
         XCTAssertTrue(empty.errors.contains("a folder with neither results.json nor sweep.json"), empty.errors)
     }
 
@@ -258,13 +257,13 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(sweep.errors.contains("cannot be read as audio"), sweep.errors)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("sweep").path))
 
-        var manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("Datasets/ci/manifest.json"))) as! [String: Any]
+        var manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: repositoryRoot.appendingPathComponent("Datasets/ci/manifest.json"))) as! [String: Any]
         var sources = manifest["sources"] as! [[String: Any]]
         var reference = sources[0]["reference"] as! [String: Any]
         reference["file"] = "birds/gone.wav"
         sources[0]["reference"] = reference
         manifest["sources"] = sources
-        manifest["audioRoot"] = root.appendingPathComponent("Datasets/ci/audio").path
+        manifest["audioRoot"] = repositoryRoot.appendingPathComponent("Datasets/ci/audio").path
         try JSONSerialization.data(withJSONObject: manifest).write(to: folder.appendingPathComponent("manifest.json"))
         let check = try fpbench(["datasets", folder.appendingPathComponent("manifest.json").path, "--quick"])
         XCTAssertEqual(check.status, 1, check.output)
@@ -353,7 +352,6 @@ final class CommandLineTests: XCTestCase {
 /// in one process. Both must end with status 0 or 1 (named errors), never a trap or a signal, within a
 /// time bound; a crash is narrowed down to the files that cause it.
 final class FuzzTests: XCTestCase {
-    let root = repositoryRoot
 
     /// A small deterministic generator (SplitMix64), so the mutants are the same on every machine.
     struct Mix {
@@ -389,7 +387,7 @@ final class FuzzTests: XCTestCase {
     func testMutatedAudioFilesNeverCrashOrHang() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-fuzz-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let audio = try AudioReader.read(root.appendingPathComponent("Datasets/ci/audio/birds/finch-348.wav").path,
+        let audio = try AudioReader.read(repositoryRoot.appendingPathComponent("Datasets/ci/audio/birds/finch-348.wav").path,
                                          window: TimeWindow(start: 1, duration: 3))
         var originals: [String: Data] = [:]
         for ext in ["wav", "ogg", "flac", "mp3"] {
@@ -439,13 +437,12 @@ final class FuzzTests: XCTestCase {
 /// root and Debian (it installs slurm-wlm and munge); elsewhere the test says why it skips.
 final class SlurmTests: XCTestCase {
     func testFourPartsMergedBySlurmEqualTheUnshardedRun() throws {
-        let root = repositoryRoot
         guard getuid() == 0 else { throw unavailable("needs root: the script installs slurm-wlm and munge and starts their daemons") }
         guard FileManager.default.fileExists(atPath: "/etc/debian_version") else { throw unavailable("needs Debian (slurm-wlm and munge from apt)") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [root.appendingPathComponent("scripts/slurm/local-cluster.sh").path]
-        process.currentDirectoryURL = root
+        process.arguments = [repositoryRoot.appendingPathComponent("scripts/slurm/local-cluster.sh").path]
+        process.currentDirectoryURL = repositoryRoot
         process.environment = ProcessInfo.processInfo.environment.merging(["FPBENCH": builtFPBench.path]) { _, new in new }
         let errors = Pipe()
         process.standardError = errors

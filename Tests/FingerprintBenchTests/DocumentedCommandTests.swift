@@ -10,11 +10,10 @@ import Testing
 @Suite struct DocumentedCommandTests {
     /// The commands in fenced blocks (continuation lines joined, comments dropped) and inline ones, with their file.
     static func documentedCommands() throws -> [(file: String, arguments: [String])] {
-        let root = repositoryRoot
-        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path).filter { $0.hasSuffix(".md") }.sorted()
+        let docs = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("docs").path).filter { $0.hasSuffix(".md") }.sorted()
         var commands: [(String, [String])] = []
         for file in ["README.md", "Datasets/README.md"] + docs.map({ "docs/" + $0 }) {
-            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+            let text = try String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8)
             var inBlock = false, pending = ""
             for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
                 if line.trimmingCharacters(in: .whitespaces).hasPrefix("```") { inBlock.toggle(); continue }
