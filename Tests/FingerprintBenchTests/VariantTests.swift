@@ -39,7 +39,7 @@ import Testing
         #expect { try AlgorithmRegistry.algorithm("constellation@x") } throws: { "\($0)".contains("or a named variant (constellation@birdsong, constellation@large)") }
         #expect { try AlgorithmRegistry.algorithm("constellation@hashBits=24") } throws: { "\($0)".contains("hashBits must be 20") }
         #expect { try AlgorithmRegistry.algorithm("constellation@fftSize=1024") } throws: { "\($0)".contains("the 20-bit hash keeps 8 bits of frequency") }
-        #expect { try AlgorithmRegistry.algorithm("constellation@commonHashLimit=50") } throws: { "\($0)".contains("at least 200") }
+        #expect { try AlgorithmRegistry.algorithm("constellation@commonHashLimit=10") } throws: { "\($0)".contains("at least 20") }
         #expect { try AlgorithmRegistry.algorithm("waveprint@bandCount=3") } throws: { "\($0)".contains("powers of two") }
         #expect { try AlgorithmRegistry.algorithm("nothing@fanOut=1") } throws: { "\($0)".contains("unknown algorithm 'nothing@fanOut=1'") }
     }

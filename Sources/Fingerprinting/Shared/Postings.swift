@@ -243,9 +243,9 @@ final class OwnedBuffer: @unchecked Sendable {
 /// counts (`Postings.keyCounts`) are summed by `whole(_:)` into the whole catalog's common keys.
 public struct KeyCounts: Sendable, Codable, Equatable {
     /// Only keys posted more often than this are kept in the whole catalog's table: every index's lookup
-    /// limit is at least this (200: constellation, Panako, Waveprint; 500: Haitsma-Kalker), so a key
-    /// not in the table is never skipped, in a slice as in the whole.
-    public static let floor = 200
+    /// limit is at least this (20: panako@dense; 200: constellation, Panako, the quads, Waveprint; 500:
+    /// Haitsma-Kalker), so a key not in the table is never skipped, in a slice as in the whole.
+    public static let floor = 20
     var sorted: [UInt64]
 
     /// The whole catalog's common keys: the slices' counts summed, those above `floor` kept.

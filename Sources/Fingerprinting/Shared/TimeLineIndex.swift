@@ -19,11 +19,12 @@ public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: FingerprintIndex,
     let matcher: TimeLineMatcher
     let neighbourhood: Neighbourhood
     /// Keys held at more catalog positions than this are skipped at lookup (as constellation's index).
-    static var commonHashLimit: Int { 200 }
+    let commonHashLimit: Int
 
-    init(matcher: TimeLineMatcher, neighbourhood: Neighbourhood) {
+    init(matcher: TimeLineMatcher, neighbourhood: Neighbourhood, commonHashLimit: Int) {
         self.matcher = matcher
         self.neighbourhood = neighbourhood
+        self.commonHashLimit = commonHashLimit
         hashes = HashPostings(keyBits: neighbourhood.keyBits, name: neighbourhood.sectionName)
     }
 
@@ -44,7 +45,7 @@ public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: FingerprintIndex,
             keys.removeAll(keepingCapacity: true)
             neighbourhood.lookedUpKeys(hash, into: &keys)
             for key in keys {
-                postings.forEachPosition(of: key, limit: Self.commonHashLimit) { position in
+                postings.forEachPosition(of: key, limit: commonHashLimit) { position in
                     let (reference, local) = postings.layout.locate(position)
                     references.append(Int32(reference))
                     found.append(TimeHit(id: Int32(i), queryTime: Int32(time), referenceTime: Int32(local)))
@@ -66,9 +67,20 @@ public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: FingerprintIndex,
             runs.append((reference, starts[reference]..<starts[reference + 1]))
         }
         runs.sort { $0.hits.count != $1.hits.count ? $0.hits.count > $1.hits.count : $0.reference < $1.reference }
-        var candidates: [Candidate] = []
+        // A reference whose bound cannot outrank the `limit`-th best (fewer, or as many with a higher
+        // reference) is not aligned: the candidates are the same, the factor search is skipped.
+        var candidates: [Candidate] = [], bins: [Int32] = []
         for (reference, run) in runs {
             if candidates.count >= limit && run.count <= candidates[limit - 1].hits { break }
+            if candidates.count >= limit {
+                let last = candidates[limit - 1]
+                func couldRank(_ groups: Int) -> Bool {
+                    let bound = matcher.alignmentBound(grouped[run], slopeGroups: groups, bins: &bins)
+                    return bound > last.hits || (bound == last.hits && reference < last.reference)
+                }
+                // A coarse bound, then a finer one (about a quarter of the factor search's passes).
+                guard couldRank(1), couldRank(8) else { continue }
+            }
             guard let (line, aligned) = matcher.align(grouped[run]) else { continue }
             candidates.append(Candidate(reference: reference, offset: line.intercept * hashes.step, hits: aligned))
             candidates.sort { $0.hits != $1.hits ? $0.hits > $1.hits : $0.reference < $1.reference }

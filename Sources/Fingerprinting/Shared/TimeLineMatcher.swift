@@ -46,27 +46,74 @@ struct TimeLineMatcher: Sendable, Equatable {
         return (line, counted.count)
     }
 
+    /// The most query hashes any line could align among `hits` (sorted by query time), in a pass per
+    /// group: the allowed slopes are split into `slopeGroups` equal ranges; measured against a range's
+    /// middle slope, a line of that range drifts at most half the range's width times the hits' span,
+    /// so its hits (within ±`tolerance` frames of it) lie in one window of that drift plus the
+    /// tolerance, counted in bins as wide (two adjacent bins hold any such window). `align` tries every
+    /// factor; the index aligns only references whose bound could still rank.
+    func alignmentBound(_ hits: ArraySlice<TimeHit>, slopeGroups: Int, bins counts: inout [Int32]) -> Int {
+        guard let first = hits.first, let last = hits.last else { return 0 }
+        let low = timeFactors.lowerBound - 1, high = timeFactors.upperBound - 1, half = (high - low) / Double(2 * slopeGroups)
+        // Times are integers and the shifted ones rounded: two more frames than the window.
+        let width = Int32(half * Double(max(1, last.queryTime - first.queryTime)) + Double(2 * tolerance)) + 3
+        var most: Int32 = 0
+        for group in 0..<slopeGroups {
+            let slope = low + Double(2 * group + 1) * half
+            func shifted(_ hit: TimeHit) -> Int32 { hit.delta - Int32((slope * Double(hit.queryTime)).rounded()) }
+            var smallest = Int32.max, largest = Int32.min
+            for hit in hits { let value = shifted(hit); smallest = min(smallest, value); largest = max(largest, value) }
+            let binCount = Int((largest - smallest) / width) + 2
+            if counts.count < binCount { counts = [Int32](repeating: 0, count: binCount) } else { counts.withUnsafeMutableBufferPointer { $0[..<binCount].update(repeating: 0) } }
+            for hit in hits { counts[Int((shifted(hit) - smallest) / width)] += 1 }
+            for b in 0..<(binCount - 1) { most = max(most, counts[b] + counts[b + 1]) }
+        }
+        return Int(most)
+    }
+
     /// The coarse search: for each slope (0, then ± each of `offsets`), the hits' offsets counted in bins
     /// of half `width`; the slope and the middle of the two adjacent bins holding the most. A pass per
     /// slope, no sorting: the coarse search sees every hit, the fine one only those near its answer.
     private func crowded(_ hits: [TimeHit], slopes offsets: StrideThrough<Double>, width: Double) -> TimeLine? {
         var best: (line: TimeLine, count: Int)?
         let bin = width / 2
+        // The hits' times as doubles once, in arrays a pass per slope reads in order.
+        let deltas = hits.map { Double($0.delta) }, times = hits.map { Double($0.queryTime) }
         var intercepts = [Double](repeating: 0, count: hits.count), counts: [Int32] = []
-        for offset in offsets {
-            for slope in offset == 0 ? [0] : [offset, -offset] where timeFactors.contains(1 + slope) {
-                var low = Double.infinity, high = -Double.infinity
-                for (i, hit) in hits.enumerated() {
-                    intercepts[i] = Double(hit.delta) - slope * Double(hit.queryTime)
-                    low = min(low, intercepts[i])
-                    high = max(high, intercepts[i])
+        func count(slope: Double) {
+            var low = Double.infinity, high = -Double.infinity
+            intercepts.withUnsafeMutableBufferPointer { intercepts in
+                deltas.withUnsafeBufferPointer { deltas in
+                    times.withUnsafeBufferPointer { times in
+                        for i in intercepts.indices {
+                            let value = deltas[i] - slope * times[i]
+                            intercepts[i] = value
+                            low = min(low, value)
+                            high = max(high, value)
+                        }
+                    }
                 }
-                let bins = Int((high - low) / bin) + 2
-                if counts.count < bins { counts = [Int32](repeating: 0, count: bins) } else { for b in 0..<bins { counts[b] = 0 } }
+            }
+            let bins = Int((high - low) / bin) + 2
+            if counts.count < bins { counts = [Int32](repeating: 0, count: bins) }
+            counts.withUnsafeMutableBufferPointer { counts in
+                counts[..<bins].update(repeating: 0)
                 for value in intercepts { counts[Int((value - low) / bin)] += 1 }
-                for b in 0..<(bins - 1) where Int(counts[b] + counts[b + 1]) > best?.count ?? 0 {
-                    best = (TimeLine(slope: slope, intercept: low + Double(b + 1) * bin), Int(counts[b] + counts[b + 1]))
+                // The first pair of adjacent bins holding more than the best so far.
+                var most = Int32(best?.count ?? 0), at = -1
+                for b in 0..<(bins - 1) {
+                    let pair = counts[b] &+ counts[b + 1]
+                    if pair > most { most = pair; at = b }
                 }
+                if at >= 0 { best = (TimeLine(slope: slope, intercept: low + Double(at + 1) * bin), Int(most)) }
+            }
+        }
+        for offset in offsets {
+            if offset == 0 {
+                if timeFactors.contains(1) { count(slope: 0) }
+            } else {
+                if timeFactors.contains(1 + offset) { count(slope: offset) }
+                if timeFactors.contains(1 - offset) { count(slope: -offset) }
             }
         }
         return best?.line

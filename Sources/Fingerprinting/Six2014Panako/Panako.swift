@@ -29,6 +29,9 @@ public struct Panako: FramedFingerprinting, Parameterized {
         public var lineTolerance = 2
         public var minimumTimeFactor = 0.8
         public var maximumTimeFactor = 1.2
+        /// Hashes held at more catalog positions than this are skipped at lookup (as constellation's):
+        /// lower keeps a query's cost from growing with the catalog, higher keeps more of its hits.
+        public var commonHashLimit = 200
 
         public init() {}
 
@@ -44,6 +47,7 @@ public struct Panako: FramedFingerprinting, Parameterized {
             if peakBinRadius > bandCount || peakFrameRadius > 1000 || !(0...63).contains(hashRange) { return "peakBinRadius <= bins, peakFrameRadius <= 1,000, hashRange 0-63" }
             if minimumHits < 1 || minimumAlignedHits < 1 || lineTolerance < 0 { return "minimumHits and minimumAlignedHits at least 1, lineTolerance at least 0" }
             if !(minimumTimeFactor > 0 && minimumTimeFactor <= 1 && maximumTimeFactor >= 1) { return "0 < minimumTimeFactor <= 1 <= maximumTimeFactor" }
+            if commonHashLimit < KeyCounts.floor { return "commonHashLimit must be at least \(KeyCounts.floor) (catalog slices count keys from there)" }
             return nil
         }
 
@@ -84,6 +88,7 @@ public struct Panako: FramedFingerprinting, Parameterized {
             Parameter("hash", TripletHash.layoutDescription,
                       source: "\(six): PanakoFingerprint.hash(); f1 kept in 4 bits (f1 < 512 gives 16 values) and each gap in 6, so the hash fits 32 bits"),
             Parameter("hashRange", "±\(p.hashRange) time-ratio steps", source: "\(k): PANAKO_QUERY_RANGE 2"),
+            Parameter("commonHashLimit", p.commonHashLimit, source: "our choice, as constellation's: a triplet hash at more catalog positions is skipped at lookup"),
             Parameter("minimumHits", p.minimumHits, source: "\(k): PANAKO_MIN_HITS_UNFILTERED 10"),
             Parameter("line", "the time factor and offset with the most hits within ±\(p.lineTolerance) frames (a histogram over factors and offsets)",
                       source: "our choice, for \(six)'s line through the commonest time difference of the first and last fifth of the hits, which fails when a tempo change leaves no difference repeated; the range as tolerance"),
@@ -111,7 +116,7 @@ public struct Panako: FramedFingerprinting, Parameterized {
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure >= Double(parameters.minimumAlignedHits) }
 
     public func makeIndex() -> TimeLineIndex<TripletNeighbourhood> {
-        TimeLineIndex(matcher: parameters.matcher, neighbourhood: TripletNeighbourhood(range: parameters.hashRange))
+        TimeLineIndex(matcher: parameters.matcher, neighbourhood: TripletNeighbourhood(range: parameters.hashRange), commonHashLimit: parameters.commonHashLimit)
     }
 }
 

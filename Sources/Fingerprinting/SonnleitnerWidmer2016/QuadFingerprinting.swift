@@ -103,8 +103,11 @@ public struct QuadFingerprinting: FramedFingerprinting, Parameterized {
 
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure >= Double(parameters.minimumAlignedQuads) }
 
+    /// Quads held at more catalog positions than this are skipped at lookup (as constellation's hashes).
+    static let commonHashLimit = 200
+
     public func makeIndex() -> TimeLineIndex<QuadNeighbourhood> {
-        TimeLineIndex(matcher: parameters.matcher, neighbourhood: QuadNeighbourhood(tolerance: parameters.hashTolerance))
+        TimeLineIndex(matcher: parameters.matcher, neighbourhood: QuadNeighbourhood(tolerance: parameters.hashTolerance), commonHashLimit: Self.commonHashLimit)
     }
 }
 
