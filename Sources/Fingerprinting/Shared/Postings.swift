@@ -246,6 +246,12 @@ public struct KeyCounts: Sendable, Codable, Equatable {
     /// limit is at least this (20: panako@dense; 200: constellation, Panako, the quads, Waveprint; 500:
     /// Haitsma-Kalker), so a key not in the table is never skipped, in a slice as in the whole.
     public static let floor = 20
+
+    /// Why a lookup limit (`commonHashLimit`) cannot be used: below `floor`, nil otherwise.
+    static func limitProblem(_ limit: Int) -> String? {
+        limit < floor ? "commonHashLimit must be at least \(floor) (catalog slices count keys from there)" : nil
+    }
+
     var sorted: [UInt64]
 
     /// The whole catalog's common keys: the slices' counts summed, those above `floor` kept.

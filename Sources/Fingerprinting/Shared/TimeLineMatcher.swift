@@ -77,43 +77,21 @@ struct TimeLineMatcher: Sendable, Equatable {
     private func crowded(_ hits: [TimeHit], slopes offsets: StrideThrough<Double>, width: Double) -> TimeLine? {
         var best: (line: TimeLine, count: Int)?
         let bin = width / 2
-        // The hits' times as doubles once, in arrays a pass per slope reads in order.
-        let deltas = hits.map { Double($0.delta) }, times = hits.map { Double($0.queryTime) }
         var intercepts = [Double](repeating: 0, count: hits.count), counts: [Int32] = []
-        func count(slope: Double) {
-            var low = Double.infinity, high = -Double.infinity
-            intercepts.withUnsafeMutableBufferPointer { intercepts in
-                deltas.withUnsafeBufferPointer { deltas in
-                    times.withUnsafeBufferPointer { times in
-                        for i in intercepts.indices {
-                            let value = deltas[i] - slope * times[i]
-                            intercepts[i] = value
-                            low = min(low, value)
-                            high = max(high, value)
-                        }
-                    }
-                }
-            }
-            let bins = Int((high - low) / bin) + 2
-            if counts.count < bins { counts = [Int32](repeating: 0, count: bins) }
-            counts.withUnsafeMutableBufferPointer { counts in
-                counts[..<bins].update(repeating: 0)
-                for value in intercepts { counts[Int((value - low) / bin)] += 1 }
-                // The first pair of adjacent bins holding more than the best so far.
-                var most = Int32(best?.count ?? 0), at = -1
-                for b in 0..<(bins - 1) {
-                    let pair = counts[b] &+ counts[b + 1]
-                    if pair > most { most = pair; at = b }
-                }
-                if at >= 0 { best = (TimeLine(slope: slope, intercept: low + Double(at + 1) * bin), Int(most)) }
-            }
-        }
         for offset in offsets {
-            if offset == 0 {
-                if timeFactors.contains(1) { count(slope: 0) }
-            } else {
-                if timeFactors.contains(1 + offset) { count(slope: offset) }
-                if timeFactors.contains(1 - offset) { count(slope: -offset) }
+            for slope in offset == 0 ? [0] : [offset, -offset] where timeFactors.contains(1 + slope) {
+                var low = Double.infinity, high = -Double.infinity
+                for (i, hit) in hits.enumerated() {
+                    intercepts[i] = Double(hit.delta) - slope * Double(hit.queryTime)
+                    low = min(low, intercepts[i])
+                    high = max(high, intercepts[i])
+                }
+                let bins = Int((high - low) / bin) + 2
+                if counts.count < bins { counts = [Int32](repeating: 0, count: bins) } else { for b in 0..<bins { counts[b] = 0 } }
+                for value in intercepts { counts[Int((value - low) / bin)] += 1 }
+                for b in 0..<(bins - 1) where Int(counts[b] + counts[b + 1]) > best?.count ?? 0 {
+                    best = (TimeLine(slope: slope, intercept: low + Double(b + 1) * bin), Int(counts[b] + counts[b + 1]))
+                }
             }
         }
         return best?.line

@@ -47,7 +47,7 @@ public struct Panako: FramedFingerprinting, Parameterized {
             if peakBinRadius > bandCount || peakFrameRadius > 1000 || !(0...63).contains(hashRange) { return "peakBinRadius <= bins, peakFrameRadius <= 1,000, hashRange 0-63" }
             if minimumHits < 1 || minimumAlignedHits < 1 || lineTolerance < 0 { return "minimumHits and minimumAlignedHits at least 1, lineTolerance at least 0" }
             if !(minimumTimeFactor > 0 && minimumTimeFactor <= 1 && maximumTimeFactor >= 1) { return "0 < minimumTimeFactor <= 1 <= maximumTimeFactor" }
-            if commonHashLimit < KeyCounts.floor { return "commonHashLimit must be at least \(KeyCounts.floor) (catalog slices count keys from there)" }
+            if let bad = KeyCounts.limitProblem(commonHashLimit) { return bad }
             return nil
         }
 

@@ -41,7 +41,7 @@ public struct Constellation: StreamingFingerprinting, Parameterized {
             if maximumTimeDelta >= 1 << hash.dt.width || minimumTimeDelta > maximumTimeDelta {
                 return "the \(hashBits)-bit hash keeps dt < \(1 << hash.dt.width), with minimumTimeDelta <= maximumTimeDelta"
             }
-            if commonHashLimit < KeyCounts.floor { return "commonHashLimit must be at least \(KeyCounts.floor) (catalog slices count keys from there)" }
+            if let bad = KeyCounts.limitProblem(commonHashLimit) { return bad }
             if peakBinRadius > fftSize / 2 || peakFrameRadius > 1000 || queryShifts > 64 { return "peakBinRadius <= fftSize / 2, peakFrameRadius <= 1,000, queryShifts <= 64" }
             return nil
         }
