@@ -106,4 +106,11 @@ func checkPlausible(path: String, channels: Int, sampleRate: Int) throws {
 }
 
 /// The first index in `block` of a NaN or infinity.
-func firstNonFinite(_ block: UnsafeBufferPointer<Float>) -> Int? { block.firstIndex { !$0.isFinite } }
+func firstNonFinite(_ block: UnsafeBufferPointer<Float>) -> Int? {
+    // Infinity and NaN are the floats whose exponent bits are all set: tested 16 at a time (one vector
+    // comparison each), and only a chunk that holds one is searched value by value.
+    let exponent = SIMD16<UInt32>(repeating: 0x7f80_0000), raw = UnsafeRawBufferPointer(block)
+    var i = 0
+    while i &+ 16 <= block.count, !any(raw.loadUnaligned(fromByteOffset: i &* 4, as: SIMD16<UInt32>.self) & exponent .== exponent) { i &+= 16 }
+    return block[i...].firstIndex { !$0.isFinite }
+}

@@ -43,7 +43,7 @@ extension Benchmark {
                     case .query(let q, let condition):
                         guard let condition = conditions[condition] else { return (file, false) }
                         if window == nil {
-                            window = try AudioReader.read(c.dataset.path(q.file), sampleRate: workingRate, window: TimeWindow(start: q.start, duration: q.length))
+                            window = try self.window(q)
                         }
                         audio = try chain(q, condition, stageContext: stageContext).apply(window!)
                     case .excerpt(let track, let start, let length):

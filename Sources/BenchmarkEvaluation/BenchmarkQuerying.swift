@@ -29,13 +29,11 @@ extension Benchmark {
         var outcome = QueryOutcome(answers: [], fingerprintMilliseconds: algorithms.map { _ in [] },
                                    searchMilliseconds: algorithms.map { _ in [] }, cleanPrints: algorithms.map { _ in nil })
         let keys = ContentKeys(dataset: configuration.dataset, seed: configuration.seed)
-        let window = Once { Result { try AudioReader.read(self.configuration.dataset.path(query.file), sampleRate: workingRate,
-                                                          window: TimeWindow(start: query.start, duration: query.length)) } }
+        let window = Once { Result { try self.window(query) } }
         for condition in conditions {
             let chain = Result { try self.chain(query, condition, stageContext: stageContext) }
             let degraded = Once { window.get.flatMap { audio in chain.flatMap { chain in Result { try chain.apply(audio) } } } }
-            // The track moment at the query's first sample, after the condition moved time (delay, speed, tempo).
-            let moved = (try? chain.get().timeMap.inverse(0)).flatMap { abs($0) > 1e-9 ? query.start + $0 : nil }
+            let moved = (try? chain.get()).flatMap { Self.movedStart(query, $0) }
             let key = keys.benchmarkQuery(query, condition: condition, seed: derivedSeed(configuration.seed, "benchmark", query.id, condition.id))
             if !systemFiles.rates.isEmpty {
                 var question = BenchmarkAnswer(algorithm: "", query: query.id, condition: condition.id, top: [], expectedOffset: moved)
@@ -75,6 +73,17 @@ extension Benchmark {
             }
         }
         return outcome
+    }
+
+    /// One query's window of its track, at the working rate (before any condition).
+    func window(_ query: BenchmarkQuery) throws -> Audio {
+        try AudioReader.read(configuration.dataset.path(query.file), sampleRate: workingRate, window: TimeWindow(start: query.start, duration: query.length))
+    }
+
+    /// The track moment at the query's first sample after `chain` moved time (delay, speed, tempo); nil when it did not.
+    static func movedStart(_ query: BenchmarkQuery, _ chain: DegradationChain) -> Double? {
+        let moved = chain.timeMap.inverse(0)
+        return abs(moved) > 1e-9 ? query.start + moved : nil
     }
 
     /// What a condition does to one query: its stages, seeded by the query and the condition.
@@ -145,7 +154,7 @@ extension Benchmark {
 }
 
 extension BenchmarkCondition {
-    static let cleanID = "clean"
+    public static let cleanID = "clean"
     /// The undegraded condition negatives are cut under.
     var clean: BenchmarkCondition { BenchmarkCondition(id: Self.cleanID, title: "clean") }
 }

@@ -1,4 +1,5 @@
 import AudioIO
+import Degradation
 import Evaluation
 import Fingerprinting
 import Foundation
@@ -13,6 +14,9 @@ import Foundation
 public struct SyntheticScale {
     public struct Point: Sendable, Codable {
         public var algorithm: String
+        /// The queries' condition: `clean` (every figure of the row), or a benchmark condition whose
+        /// positives were searched too (its row's false-positive figures are the clean negatives').
+        public var condition = BenchmarkCondition.cleanID
         /// Hours in the catalog, real and synthetic.
         public var hours: Double
         public var syntheticTracks: Int
@@ -22,7 +26,7 @@ public struct SyntheticScale {
         public var buildSeconds: Double
         /// After building, the process's peak resident memory (sizes are measured in increasing order).
         public var peakResidentBytes: Int
-        /// Per clean query, CPU milliseconds of the search alone (with slices, summed over them): median and 90th percentile.
+        /// Per query of the row's condition, CPU milliseconds of the search alone (with slices, summed over them): median and 90th percentile.
         public var searchMilliseconds: Double
         public var searchMilliseconds90: Double
         public var positives: Int
@@ -47,6 +51,10 @@ public struct SyntheticScale {
     /// catalog larger than memory is measured; its answers are the whole catalog's. Memory is then the
     /// largest slice's, and search time the sum over the slices (one query's CPU on every node).
     public var slices = 1
+    /// Benchmark conditions (not `clean`) whose degraded positives are searched at every size besides the
+    /// clean queries, each degraded as the benchmark degrades it (same seeds), and judged at the threshold
+    /// the clean negatives calibrate. Empty: clean queries only.
+    public var conditions: [BenchmarkCondition] = []
 
     public init(benchmark: BenchmarkConfiguration, hours: [Double], length: Double) {
         self.benchmark = benchmark
@@ -64,6 +72,7 @@ public struct SyntheticScale {
                                          negativeDurations: files.negativeDurations, seed: benchmark.seed)
         let (real, _) = try bench.indexer.buildCatalogs(benchmark.algorithms, progress: ProgressReporter(benchmark.progress))
         let progress = ProgressReporter(benchmark.progress)
+        let positives = queries.filter { !$0.negative }, (degrading, degraded) = try degradedPositives(positives)
         var points: [Point] = []
         for (a, algorithm) in benchmark.algorithms.enumerated() {
             let prints = real[a].fingerprints.compactMap { $0 }, pool = prints.flatMap { $0.keys ?? [] }
@@ -71,16 +80,25 @@ public struct SyntheticScale {
                 throw DatasetError(path: algorithm.identifier, reason: "its fingerprints have no keys to redraw (the synthetic scale test takes " + AlgorithmRegistry.identifiers(with: .scalable).joined(separator: ", ") + " and their variants)")
             }
             let asked = queryPrints(algorithm, queries, progress: progress)
+            // The clean queries, then each condition's positives, searched together.
+            let all = asked + degraded.flatMap { fingerprinted(algorithm, positives, $0, bench: degrading, progress: progress) }
             // The threshold calibrated on the real catalog alone, whatever the sizes asked.
             let realOnly = Tracks(names: real[a].names, prints: prints, pool: pool, seed: benchmark.seed, hours: 0)
             let realThreshold = calibration(try search(realOnly, algorithm: algorithm, queries: asked, progress: progress), queries: queries).threshold
             for target in hours.sorted() {
                 let tracks = Tracks(names: real[a].names, prints: prints, pool: pool, seed: benchmark.seed, hours: target)
-                let searched = slices > 1 ? try searchSlices(tracks, algorithm: algorithm, queries: asked, progress: progress)
-                    : try search(tracks, algorithm: algorithm, queries: asked, progress: progress)
+                let searched = slices > 1 ? try searchSlices(tracks, algorithm: algorithm, queries: all, progress: progress)
+                    : try search(tracks, algorithm: algorithm, queries: all, progress: progress)
                 var point = measure(searched, queries: queries, algorithm: algorithm, realThreshold: realThreshold)
                 point.syntheticTracks = tracks.durations.count - prints.count
                 points.append(point)
+                var next = queries.count
+                for condition in degraded {
+                    let answers = Array(searched.answers[next..<(next + positives.count)])
+                    next += positives.count
+                    points.append(point.under(condition.id, answers: answers, correct: correct(answers, positives, expected: condition.chains.map { $0?.expected },
+                                                                                                threshold: point.threshold)))
+                }
             }
         }
         return points
@@ -94,6 +112,41 @@ public struct SyntheticScale {
             defer { progress.advance() }
             return try? algorithm.fingerprint(file: benchmark.dataset.path(queries[q].file),
                                               window: TimeWindow(start: queries[q].start, duration: queries[q].length), role: .query)
+        }
+    }
+
+    /// One condition's positives: each one's chain as the benchmark degrades it (same seeds; nil: it could
+    /// not be made) and the track moment its first sample came from.
+    struct Degraded {
+        var id: String
+        var chains: [(chain: DegradationChain, expected: Double)?]
+    }
+
+    /// Every asked condition's chains for the positives. A condition whose recordings the dataset lacks
+    /// follows the run's missing-recordings policy (refused, or left out and said so).
+    private func degradedPositives(_ positives: [BenchmarkQuery]) throws -> (Benchmark, [Degraded]) {
+        var configuration = benchmark, skipped: [Problem] = []
+        configuration.spec.conditions = conditions
+        let bench = Benchmark(configuration)
+        guard !conditions.isEmpty else { return (bench, []) }
+        let (usable, recordings) = try bench.usableConditions(&skipped)
+        for problem in skipped { Console.warning("fpbench scale: \(problem.item) left out: \(problem.reason)") }
+        let context = StageContext(recordings: recordings.audio)
+        return (bench, usable.map { condition in
+            Degraded(id: condition.id, chains: positives.map { query in
+                (try? bench.chain(query, condition, stageContext: context)).map { ($0, Benchmark.movedStart(query, $0) ?? query.start) }
+            })
+        })
+    }
+
+    /// Each positive degraded by its chain and fingerprinted (nil: none to take); the audio is not kept.
+    private func fingerprinted(_ algorithm: AnyAlgorithm, _ positives: [BenchmarkQuery], _ degraded: Degraded, bench: Benchmark,
+                               progress: ProgressReporter) -> [AnyFingerprint?] {
+        progress.start("fingerprinting \(algorithm.identifier) queries: \(degraded.id)", total: positives.count)
+        defer { progress.finish() }
+        return parallelMap(positives.count, threads: benchmark.threads) { q in
+            defer { progress.advance() }
+            return degraded.chains[q].flatMap { try? algorithm.fingerprint($0.chain.apply(bench.window(positives[q])).resampled(to: algorithm.sampleRate), role: .query) }
         }
     }
 
@@ -207,20 +260,45 @@ public struct SyntheticScale {
                                   target: benchmark.spec.falsePositiveTarget, confidence: benchmark.spec.confidence)
     }
 
+    /// The clean row: its answers are the first `queries.count` of `searched` (the degraded ones follow).
     private func measure(_ searched: Searched, queries: [BenchmarkQuery], algorithm: AnyAlgorithm, realThreshold: Double) -> Point {
-        let answers = searched.answers, calibration = calibration(searched, queries: queries)
+        let answers = Array(searched.answers[..<queries.count]), calibration = calibration(searched, queries: queries)
         let positives = queries.indices.filter { !queries[$0].negative }
-        let correct = positives.count { q in
-            guard let top = answers[q]?.top, top.comparison.score > calibration.threshold else { return false }
-            return top.reference == queries[q].file && abs(top.comparison.offset - queries[q].start) <= benchmark.spec.offsetTolerance
-        }
-        let times = answers.compactMap { $0?.milliseconds }.sorted()
-        func quantile(_ p: Double) -> Double { times.isEmpty ? 0 : times[min(times.count - 1, Int(p * Double(times.count)))] }
+        let correct = correct(positives.map { answers[$0] }, positives.map { queries[$0] }, expected: positives.map { queries[$0].start },
+                              threshold: calibration.threshold)
+        let (median, p90) = Self.searchTimes(answers)
         return Point(algorithm: algorithm.identifier, hours: searched.hours, syntheticTracks: 0, indexBytes: searched.indexBytes,
                      printBytes: searched.printBytes, buildSeconds: searched.buildSeconds, peakResidentBytes: peakResidentBytes(),
-                     searchMilliseconds: quantile(0.5), searchMilliseconds90: quantile(0.9), positives: positives.count, correct: correct,
+                     searchMilliseconds: median, searchMilliseconds90: p90, positives: positives.count, correct: correct,
                      threshold: calibration.threshold, heldOutNegatives: calibration.heldOutScores.count,
                      heldOutFalsePositives: calibration.heldOutFalsePositives,
                      falsePositivesAtRealThreshold: calibration.heldOutScores.count { $0 > realThreshold })
+    }
+
+    /// Positives whose top answer, above `threshold`, is their track at the moment `expected` (nil: no answer) within the tolerance.
+    private func correct(_ answers: [(top: Match?, milliseconds: Double)?], _ positives: [BenchmarkQuery], expected: [Double?], threshold: Double) -> Int {
+        positives.indices.count { q in
+            guard let top = answers[q]?.top, let expected = expected[q], top.comparison.score > threshold else { return false }
+            return top.reference == positives[q].file && abs(top.comparison.offset - expected) <= benchmark.spec.offsetTolerance
+        }
+    }
+
+    /// The median and 90th percentile of the answered queries' search times.
+    static func searchTimes(_ answers: [(top: Match?, milliseconds: Double)?]) -> (median: Double, p90: Double) {
+        let times = answers.compactMap { $0?.milliseconds }.sorted()
+        func quantile(_ p: Double) -> Double { times.isEmpty ? 0 : times[min(times.count - 1, Int(p * Double(times.count)))] }
+        return (quantile(0.5), quantile(0.9))
+    }
+}
+
+extension SyntheticScale.Point {
+    /// The same size's row for a condition's positives: their correct answers and search times, the clean row's
+    /// catalog, threshold and false positives.
+    func under(_ condition: String, answers: [(top: Match?, milliseconds: Double)?], correct: Int) -> Self {
+        var point = self
+        point.condition = condition
+        (point.searchMilliseconds, point.searchMilliseconds90) = SyntheticScale.searchTimes(answers)
+        (point.positives, point.correct) = (answers.count, correct)
+        return point
     }
 }

@@ -8,21 +8,24 @@ public enum ScaleReport {
     @discardableResult
     public static func write(_ points: [SyntheticScale.Point], length: Double, slices: Int, command: String, version: String, to folder: URL) throws -> String {
         let mib = { (bytes: Int) in String(format: "%.0f", Double(bytes) / 1_048_576) }
-        let header = ["algorithm", "hours (synthetic past the real catalog)", "synthetic tracks", "index MiB", "prints MiB", "build s", "peak resident MiB",
+        let header = ["algorithm", "condition", "hours (synthetic past the real catalog)", "synthetic tracks", "index MiB", "prints MiB", "build s", "peak resident MiB",
                       "search ms median", "search ms p90", "positives", "correct", "threshold", "held-out negatives", "held-out false positives",
                       "false positives at the real catalog's threshold"]
         let rows = points.map { p in
-            [p.algorithm, String(format: "%.1f", p.hours), "\(p.syntheticTracks)", mib(p.indexBytes), mib(p.printBytes), String(format: "%.1f", p.buildSeconds),
+            [p.algorithm, p.condition, String(format: "%.1f", p.hours), "\(p.syntheticTracks)", mib(p.indexBytes), mib(p.printBytes), String(format: "%.1f", p.buildSeconds),
              mib(p.peakResidentBytes), String(format: "%.2f", p.searchMilliseconds), String(format: "%.2f", p.searchMilliseconds90), "\(p.positives)",
              "\(p.correct)", String(format: "%.4f", p.threshold), "\(p.heldOutNegatives)", "\(p.heldOutFalsePositives)", "\(p.falsePositivesAtRealThreshold)"]
         }
-        var md = "# Synthetic scale test (\(String(format: "%g", length)) s clean queries; catalog grown with SYNTHETIC tracks"
+        let degraded = points.contains { $0.condition != BenchmarkCondition.cleanID }
+        var md = "# Synthetic scale test (\(String(format: "%g", length)) s \(degraded ? "clean and degraded" : "clean") queries; catalog grown with SYNTHETIC tracks"
             + (slices > 1 ? "; built and searched as \(slices) slices: memory of the largest, search time summed" : "") + ")\n\n"
             + "`\(command)` — \(version).\n\n"
-            + "| algorithm | hours | index MiB | prints MiB | peak MiB | search ms (median / p90) | correct | held-out false positives | at the real catalog's threshold |\n"
-            + "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+            + (degraded ? "A degraded condition's row counts its positives at the threshold the clean negatives calibrate at that size; "
+                + "its false-positive columns are the clean row's.\n\n" : "")
+            + "| algorithm | condition | hours | index MiB | prints MiB | peak MiB | search ms (median / p90) | correct | held-out false positives | at the real catalog's threshold |\n"
+            + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         for p in points {
-            md += "| \(p.algorithm) | \(String(format: "%.0f", p.hours)) | \(mib(p.indexBytes)) | \(mib(p.printBytes)) | \(mib(p.peakResidentBytes)) | "
+            md += "| \(p.algorithm) | \(p.condition) | \(String(format: "%.0f", p.hours)) | \(mib(p.indexBytes)) | \(mib(p.printBytes)) | \(mib(p.peakResidentBytes)) | "
                 + String(format: "%.1f / %.1f", p.searchMilliseconds, p.searchMilliseconds90) + " | \(p.correct)/\(p.positives) | "
                 + "\(p.heldOutFalsePositives)/\(p.heldOutNegatives) | \(p.falsePositivesAtRealThreshold)/\(p.heldOutNegatives) |\n"
         }

@@ -13,7 +13,8 @@ struct Scale: ParsableCommand {
         tracks: each a real track's fingerprint with every key redrawn from the real catalog's keys, so the \
         index holds as many postings, spread over the keys as the real ones are, at the same times; only \
         the real tracks can be the right answer. The benchmark's own clean queries of --length seconds \
-        (its positives and its negatives, drawn with its seed) are searched at each size: the search's \
+        (its positives and its negatives, drawn with its seed), and with --conditions its positives degraded \
+        as the benchmark degrades them, are searched at each size: the search's \
         CPU time per query, the index's and the prints' bytes, the process's peak memory, correct top-1 at \
         the threshold calibrated at that size on the calibration half's negatives, and the held-out negatives \
         above it and above the threshold calibrated on the real catalog alone. Synthetic tracks cannot show \
@@ -27,6 +28,7 @@ struct Scale: ParsableCommand {
         Examples:
           fpbench scale --algorithms constellation haitsma-kalker --hours 13 100 1000 --out runs/scale
           fpbench scale --algorithms constellation --hours 1000 10000 --slices 16 --out runs/scale-10000h
+          fpbench scale --algorithms panako@dense --hours 13 300 --conditions speed-0.95 pitch-up --out runs/scale-dense
         """)
 
     @Option(parsing: .upToNextOption, help: "Algorithms with keyed fingerprints (scalable in `fpbench algorithms`): \(AlgorithmRegistry.identifiers(with: .scalable).joined(separator: ", ")), and their variants.")
@@ -35,6 +37,8 @@ struct Scale: ParsableCommand {
     @Option(help: "Query length in seconds.") var length = 10.0
     @Option(help: "Clean positive queries.") var queries = 100
     @Option(help: "Negative queries: those of one half of the negative recordings calibrate, the others' are held out.") var negatives = 500
+    @Option(parsing: .upToNextOption, help: "Benchmark conditions whose degraded positives are searched too, at every size, judged at the threshold the clean negatives calibrate (default: none, clean queries only): \(BenchmarkSpec().conditions.map(\.id).filter { $0 != BenchmarkCondition.cleanID }.joined(separator: ", ")).")
+    var conditions: [String] = []
     @Option(help: "Build and search each size as this many slices of the catalog, one at a time (memory: the largest slice's; search time: the sum over the slices).")
     var slices = 1
     @Option(help: "Output folder (scale.csv, scale.md).") var out = "runs/scale"
@@ -55,6 +59,13 @@ struct Scale: ParsableCommand {
                                                            algorithms: try options.external.resolve(algorithms), spec: spec)
         var scale = SyntheticScale(benchmark: configuration, hours: hours, length: length)
         scale.slices = slices
+        let known = BenchmarkSpec().conditions
+        scale.conditions = try conditions.filter { $0 != BenchmarkCondition.cleanID }.map { id in
+            guard let condition = known.first(where: { $0.id == id }) else {
+                throw ValidationError("unknown condition '\(id)'; known: \(known.map(\.id).joined(separator: ", "))")
+            }
+            return condition
+        }
         let points = try validated { try scale.run() }
         let md = try ScaleReport.write(points, length: length, slices: slices, command: command(dataset: configuration.dataset.manifest.name),
                                        version: fpbenchVersion, to: URL(fileURLWithPath: out))
@@ -67,5 +78,6 @@ struct Scale: ParsableCommand {
     private func command(dataset: String) -> String {
         "fpbench scale --algorithms \(algorithms.joined(separator: " ")) --hours \(hours.map(g).joined(separator: " ")) --length \(g(length)) "
             + "--queries \(queries) --negatives \(negatives) --seed \(options.seed) --dataset \(dataset)" + (slices > 1 ? " --slices \(slices)" : "")
+            + (conditions.isEmpty ? "" : " --conditions " + conditions.joined(separator: " "))
     }
 }

@@ -113,6 +113,23 @@ import Testing
         expectError(path) { if case .nonFinite(_, let frame) = $0 { frame == 2 } else { false } }
     }
 
+    /// The vectorised search finds the first infinity or NaN wherever it lies in a block (in a chunk of 16,
+    /// across chunks, in the tail), and the largest finite values and subnormals pass.
+    @Test func firstNonFiniteFindsTheFirstWhereverItLies() {
+        var samples = [Float](repeating: 0.25, count: 1_003)
+        samples[7] = .greatestFiniteMagnitude; samples[9] = -.greatestFiniteMagnitude; samples[11] = .leastNonzeroMagnitude
+        samples.withUnsafeBufferPointer { #expect(firstNonFinite($0) == nil) }
+        for position in [0, 15, 16, 17, 500, 991, 992, 1_002] {
+            for bad in [Float.nan, .infinity, -.infinity] {
+                var block = samples
+                block[position] = bad
+                if position + 40 < block.count { block[position + 40] = .nan }
+                block.withUnsafeBufferPointer { #expect(firstNonFinite($0) == position, "\(bad) at \(position)") }
+                block.withUnsafeBufferPointer { #expect(firstNonFinite(UnsafeBufferPointer(rebasing: $0[..<position])) == nil) }
+            }
+        }
+    }
+
     @Test func windowBeyondTheEnd() throws {
         let path = folder.appendingPathComponent("short.wav").path
         try AudioWriter.write(sine(frequency: 440, duration: 1, sampleRate: 8000), to: path)

@@ -1,4 +1,5 @@
 import AudioIO
+import Degradation
 @testable import BenchmarkEvaluation
 @testable import Evaluation
 import Fingerprinting
@@ -32,34 +33,45 @@ import Testing
         let configuration = BenchmarkConfiguration(dataset: dataset, algorithms: [try AlgorithmRegistry.algorithm("constellation")], spec: spec,
                                                    seed: 5, threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
         let realHours = try Benchmark(configuration).indexer.buildCatalogs(configuration.algorithms, progress: ProgressReporter(.none)).catalogs[0].duration / 3600
-        let points = try SyntheticScale(benchmark: configuration, hours: [realHours, 5 * realHours], length: 5).run()
+        // With a condition that moves time: every positive cut 1 s later, found 1 s further into its track.
+        let later = BenchmarkCondition(id: "skip-1s", title: "1 s later", stages: [StageSpec(SkipStage(1))])
+        var scale = SyntheticScale(benchmark: configuration, hours: [realHours, 5 * realHours], length: 5)
+        scale.conditions = [later]
+        let rows = try scale.run(), points = rows.filter { $0.condition == "clean" }, skipped = rows.filter { $0.condition == "skip-1s" }
+        #expect(rows.map(\.condition) == ["clean", "skip-1s", "clean", "skip-1s"])
         #expect(points.count == 2 && points[0].syntheticTracks == 0 && points[1].syntheticTracks >= 28)
         #expect(points[1].hours >= 5 * realHours && points[1].hours < 5 * realHours + 0.1)
         #expect(Double(points[1].indexBytes) > 3.5 * Double(points[0].indexBytes), "\(points.map(\.indexBytes))")
         // Clean queries find their real track among five times as many synthetic ones.
         #expect(points.allSatisfy { $0.positives == 8 && $0.correct >= 7 && $0.heldOutNegatives == 4 }, "\(points.map(\.correct))")
+        // Judged where the skipped queries start, at the clean negatives' threshold: a skip the offsets ignored would find none.
+        for (clean, degraded) in zip(points, skipped) {
+            #expect(degraded.positives == 8 && degraded.correct >= 6, "\(skipped.map(\.correct))")
+            #expect((degraded.hours, degraded.threshold, degraded.heldOutFalsePositives) == (clean.hours, clean.threshold, clean.heldOutFalsePositives))
+        }
         // Asked for the larger size alone, the last column still holds the real catalog's threshold.
         let alone = try SyntheticScale(benchmark: configuration, hours: [5 * realHours], length: 5).run()
         #expect(alone[0].falsePositivesAtRealThreshold == points[1].falsePositivesAtRealThreshold && alone[0].threshold == points[1].threshold)
         // Built and searched as three slices, one at a time: the whole catalog's answers, a third of its prints held at once.
-        var sliced = SyntheticScale(benchmark: configuration, hours: [realHours, 5 * realHours], length: 5)
+        var sliced = scale
         sliced.slices = 3
         let slicedPoints = try sliced.run()
-        for (whole, parts) in zip(points, slicedPoints) {
+        for (whole, parts) in zip(rows, slicedPoints) {
+            #expect((parts.condition, parts.correct) == (whole.condition, whole.correct))
             #expect((parts.hours, parts.syntheticTracks, parts.correct, parts.threshold, parts.heldOutFalsePositives, parts.falsePositivesAtRealThreshold)
                     == (whole.hours, whole.syntheticTracks, whole.correct, whole.threshold, whole.heldOutFalsePositives, whole.falsePositivesAtRealThreshold))
             #expect(Double(parts.printBytes) < 0.6 * Double(whole.printBytes), "\(parts.printBytes) of \(whole.printBytes)")
         }
 
-        // The report: a variant with two settings stays one field of scale.csv (15 columns in every row).
-        var named = points
+        // The report: a variant with two settings stays one field of scale.csv (16 columns in every row).
+        var named = rows
         for i in named.indices { named[i].algorithm = "constellation@fanOut=5,queryShifts=1" }
         let folder = temporaryFolder()
         let md = try ScaleReport.write(named, length: 5, slices: 1, command: "fpbench scale", version: "test", to: folder)
-        let rows = try String(contentsOf: folder.appendingPathComponent("scale.csv"), encoding: .utf8).split(separator: "\n")
-        #expect(rows.count == 3 && rows[0].split(separator: ",").count == 15)
-        #expect(rows.dropFirst().allSatisfy { $0.hasPrefix("\"constellation@fanOut=5,queryShifts=1\",") && $0.split(separator: ",").count == 16 }, "\(rows)")
-        #expect(md.contains("| constellation@fanOut=5,queryShifts=1 | ") && !FileManager.default.fileExists(atPath: folder.appendingPathComponent(OutputFolder.marker).path))
+        let lines = try String(contentsOf: folder.appendingPathComponent("scale.csv"), encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 5 && lines[0].split(separator: ",").count == 16)
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("\"constellation@fanOut=5,queryShifts=1\",") && $0.split(separator: ",").count == 17 }, "\(lines)")
+        #expect(md.contains("| constellation@fanOut=5,queryShifts=1 | skip-1s | ") && md.contains("clean and degraded") && !FileManager.default.fileExists(atPath: folder.appendingPathComponent(OutputFolder.marker).path))
 
         var keyless = configuration
         keyless.algorithms = [try AlgorithmRegistry.algorithm("waveprint")]

@@ -76,14 +76,32 @@ struct PeakPicker {
         let p = neighbourhood
         let row = (frame % depth) * columns
         let neighbours = max(0, frame - p.frameRadius)...min(rowsSeen - 1, frame + p.frameRadius)
-        let firstFound = candidates.count
-        for bin in p.bins.clamped(to: 0..<columns) {
-            // The largest of its row's window first (few are), then of the other frames' windows.
-            let value = power[row + bin]
-            guard value == acrossBins[row + bin],
-                  neighbours.allSatisfy({ $0 == frame || value >= acrossBins[($0 % depth) * columns + bin] }) else { continue }
-            candidates.append((UInt32(frame), UInt16(bin), value))
+        let firstFound = candidates.count, bins = p.bins.clamped(to: 0..<columns), depth = depth, columns = columns
+        var found: [(frame: UInt32, bin: UInt16, value: Float)] = []
+        power.withUnsafeBufferPointer { power in
+            acrossBins.withUnsafeBufferPointer { across in
+                let values = power.baseAddress! + row, rowMaxima = across.baseAddress! + row
+                // The largest of its row's window first (few are: eight bins tested at once, and a chunk
+                // with none is skipped), then of the other frames' windows.
+                var bin = bins.lowerBound
+                while bin < bins.upperBound {
+                    if bin &+ 8 <= bins.upperBound {
+                        let v = UnsafeRawPointer(values + bin).loadUnaligned(as: SIMD8<Float>.self)
+                        let m = UnsafeRawPointer(rowMaxima + bin).loadUnaligned(as: SIMD8<Float>.self)
+                        if !any(v .== m) { bin &+= 8; continue }
+                    }
+                    let end = min(bin &+ 8, bins.upperBound)
+                    for b in bin..<end where values[b] == rowMaxima[b] {
+                        let value = values[b]
+                        if neighbours.allSatisfy({ $0 == frame || value >= across[($0 % depth) &* columns &+ b] }) {
+                            found.append((UInt32(frame), UInt16(b), value))
+                        }
+                    }
+                    bin = end
+                }
+            }
         }
+        candidates.append(contentsOf: found)
         // This frame's strongest few, strongest first.
         candidates[firstFound...].sort { $0.value != $1.value ? $0.value > $1.value : $0.bin < $1.bin }
         candidates.removeLast(max(0, candidates.count - firstFound - p.perFrame))
