@@ -55,12 +55,15 @@ public final class RealFFT {
     public func transform<R>(_ frame: UnsafeBufferPointer<Float>, window: [Float]? = nil,
                              _ body: (UnsafeBufferPointer<(Float, Float)>) -> R) -> R {
         let n = min(frame.count, size)
-        if let window {
-            for i in 0..<n { input[i] = frame[i] * window[i] }
-        } else {
-            for i in 0..<n { input[i] = frame[i] }
+        if n > 0, let window {
+            // Through raw buffers, so the products are computed several at a time (the same products).
+            window.withUnsafeBufferPointer { window in
+                for i in 0..<n { input[i] = frame[i] * window[i] }
+            }
+        } else if n > 0 {
+            input.update(from: frame.baseAddress!, count: n)
         }
-        for i in n..<size { input[i] = 0 }
+        (input + n).update(repeating: 0, count: size - n)
         fftwf_execute_dft_r2c(plan, input, output)
         return body(UnsafeBufferPointer(start: UnsafeRawPointer(output).assumingMemoryBound(to: (Float, Float).self),
                                         count: binCount))
@@ -70,7 +73,9 @@ public final class RealFFT {
     public func powerSpectrum(_ frame: UnsafeBufferPointer<Float>, window: [Float]? = nil, into power: inout [Float]) {
         if power.count != binCount { power = [Float](repeating: 0, count: binCount) }
         transform(frame, window: window) { bins in
-            for k in 0..<bins.count { power[k] = bins[k].0 * bins[k].0 + bins[k].1 * bins[k].1 }
+            power.withUnsafeMutableBufferPointer { power in
+                for k in 0..<bins.count { power[k] = bins[k].0 * bins[k].0 + bins[k].1 * bins[k].1 }
+            }
         }
     }
 

@@ -87,13 +87,17 @@ import Testing
         #expect(catalog.byteCount > 0 && catalog.duration == 36)
     }
 
-    @Test func theSlidingMaximumEqualsTheNaiveOne() {
-        let x = SeededNoise(seed: 4).gaussian(count: 37, sigma: 1)
-        for radius in [0, 1, 3, 10, 40] {
-            var out = [Float](repeating: 0, count: x.count), scratch = [Float](repeating: 0, count: 2 * (x.count + 2 * radius))
-            x.withUnsafeBufferPointer { slidingMaximum($0.baseAddress!, stride: 1, into: &out, count: x.count, radius: radius, scratch: &scratch) }
+    @Test(arguments: [1, 15, 37, 700]) func theSlidingMaximumAndTheLargestValueEqualTheNaiveOnes(count: Int) {
+        let x = SeededNoise(seed: 4).gaussian(count: count, sigma: 1)
+        var scratch: [Float] = []
+        for radius in [0, 1, 3, 7, 8, 10, 25, 40, 51] {
+            var out = [Float](repeating: 0, count: x.count)
+            x.withUnsafeBufferPointer { slidingMaximum($0.baseAddress!, into: &out, count: x.count, radius: radius, scratch: &scratch) }
             let naive = x.indices.map { i in x[max(0, i - radius)...min(x.count - 1, i + radius)].max()! }
             #expect(out == naive, "radius \(radius)")
+        }
+        for end in [0, 1, 16, 17, count] where end <= count {
+            x.withUnsafeBufferPointer { #expect(largest(of: UnsafeBufferPointer(rebasing: $0[..<end])) == (x[..<end].max() ?? -.infinity)) }
         }
     }
 

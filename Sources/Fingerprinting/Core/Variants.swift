@@ -78,7 +78,9 @@ extension AlgorithmRegistry {
                         + "(speed, tempo, pitch: 99-100 % of 10 s queries instead of 71-89 %), and with 24 aligned triplets "
                         + "2 of 100 negative 10 s queries still match (the benchmark calibrates its own threshold); so many triplets "
                         + "need no common ones: skipping a hash held more than 20 times keeps a query's search nearly flat as the "
-                        + "catalog grows (Reports/scale-synthetic/scale-panako-dense.md) with the same accuracy at 13 h"),
+                        + "catalog grows (Reports/scale-synthetic/scale-panako-dense.md) with the same accuracy at 13 h; at 300 h it "
+                        + "costs the speed, tempo and pitch conditions 3-12 points, which commonHashLimit=60 keeps at 3 times the search time "
+                        + "(scale-panako-dense-limits-300h.md)"),
         NamedVariant(base: "constellation", name: "large",
                      values: [("hashBits", "32"), ("fftSize", "1024"), ("peakBinRadius", "20"), ("maximumFrequencyDelta", "62"), ("commonHashLimit", "2000")],
                      why: "our choice, for catalogs of thousands of hours: the 20-bit hash has about 1M values, so at 10,000 h each sits "

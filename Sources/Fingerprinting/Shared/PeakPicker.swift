@@ -44,7 +44,7 @@ struct PeakPicker {
         depth = 2 * neighbourhood.frameRadius + 1
         power = [Float](repeating: 0, count: depth * columns)
         acrossBins = power
-        scratch = [Float](repeating: 0, count: 2 * (columns + 2 * neighbourhood.binRadius))
+        scratch = [Float](repeating: 0, count: columns + 2 * neighbourhood.binRadius)
     }
 
     mutating func add(_ row: UnsafeBufferPointer<Float>) {
@@ -54,7 +54,7 @@ struct PeakPicker {
         }
         loudest = max(loudest, largest(of: row))
         acrossBins.withUnsafeMutableBufferPointer { output in
-            slidingMaximum(row.baseAddress!, stride: 1, into: output.baseAddress! + slot, count: columns,
+            slidingMaximum(row.baseAddress!, into: output.baseAddress! + slot, count: columns,
                            radius: neighbourhood.binRadius, scratch: &scratch)
         }
         rowsSeen += 1
@@ -108,43 +108,55 @@ struct PeakPicker {
     }
 }
 
-/// output[i] = max(input[i - radius ... i + radius]) (elements `stride` apart, clipped to the sequence),
-/// in three comparisons per value whatever the radius: van Herk / Gil-Werman prefix and suffix maxima
-/// within blocks of the window's width.
-func slidingMaximum(_ input: UnsafePointer<Float>, stride: Int, into output: UnsafeMutablePointer<Float>,
-                    count n: Int, radius: Int, scratch: inout [Float]) {
+/// output[i] = max(input[i - radius ... i + radius]), clipped to the sequence. The maxima over 2, 4, 8, ...
+/// values are built in place, each pass 16 values at a time; a window is then the larger of the two
+/// overlapping powers of two that cover it. Exact: a maximum only picks values. `scratch` holds
+/// count + 2 × radius values.
+func slidingMaximum(_ input: UnsafePointer<Float>, into output: UnsafeMutablePointer<Float>, count n: Int, radius: Int, scratch: inout [Float]) {
     let width = 2 * radius + 1, padded = n + 2 * radius
+    var span = 1
+    while span * 2 <= width { span *= 2 }
+    if scratch.count < padded { scratch = [Float](repeating: 0, count: padded) }
     scratch.withUnsafeMutableBufferPointer { buffer in
-        // Padded index j holds input[j - radius], or -infinity outside the sequence.
-        let prefix = buffer.baseAddress!, suffix = buffer.baseAddress! + padded
-        prefix.update(repeating: -.infinity, count: radius)
-        for i in 0..<n { prefix[radius &+ i] = input[i &* stride] }
-        (prefix + (radius + n)).update(repeating: -.infinity, count: radius)
-        suffix.update(from: prefix, count: padded)
-        var blockStart = 0
-        while blockStart < padded {
-            let blockEnd = min(blockStart &+ width, padded)
-            // Both running maxima in registers and in one loop: two independent chains of comparisons
-            // overlap, and no value is read back just after it was stored.
-            var forward = prefix[blockStart], backward = suffix[blockEnd &- 1]
-            for k in 1..<max(1, blockEnd &- blockStart) {
-                forward = max(forward, prefix[blockStart &+ k]); prefix[blockStart &+ k] = forward
-                backward = max(backward, suffix[blockEnd &- 1 &- k]); suffix[blockEnd &- 1 &- k] = backward
-            }
-            blockStart = blockEnd
+        // m[j] starts as input[j - radius], or -infinity outside the sequence.
+        let m = buffer.baseAddress!
+        m.update(repeating: -.infinity, count: radius)
+        (m + radius).update(from: input, count: n)
+        (m + radius + n).update(repeating: -.infinity, count: radius)
+        // After the pass for s, m[j] is the maximum of padded[j ..< j + 2s] for every j up to padded - 2s.
+        // In increasing j, each value is read before it is overwritten.
+        var s = 1
+        while s < span {
+            larger(m, m + s, into: m, count: padded - 2 * s + 1)
+            s *= 2
         }
         // The window of output i covers padded [i, i + width - 1].
-        for i in 0..<n { output[i &* stride] = max(suffix[i], prefix[i &+ width &- 1]) }
+        larger(m, m + (width - span), into: output, count: n)
     }
 }
 
-/// The largest value of `values` (not NaN), in four independent chains of comparisons.
-func largest(of values: UnsafeBufferPointer<Float>) -> Float {
-    var a = -Float.infinity, b = a, c = a, d = a, i = 0
-    while i &+ 4 <= values.count {
-        a = max(a, values[i]); b = max(b, values[i &+ 1]); c = max(c, values[i &+ 2]); d = max(d, values[i &+ 3])
-        i &+= 4
+/// out[j] = max(a[j], b[j]), 16 at a time; `out` may be `a` (each chunk is read before it is written).
+@inline(__always)
+private func larger(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int) {
+    var j = 0
+    while j &+ 16 <= count {
+        let x = UnsafeRawPointer(a + j).loadUnaligned(as: SIMD16<Float>.self), y = UnsafeRawPointer(b + j).loadUnaligned(as: SIMD16<Float>.self)
+        UnsafeMutableRawPointer(out + j).storeBytes(of: x.replacing(with: y, where: y .> x), as: SIMD16<Float>.self)
+        j &+= 16
     }
-    while i < values.count { a = max(a, values[i]); i &+= 1 }
-    return max(max(a, b), max(c, d))
+    while j < count { out[j] = max(a[j], b[j]); j &+= 1 }
+}
+
+/// The largest value of `values` (not NaN), 16 at a time.
+func largest(of values: UnsafeBufferPointer<Float>) -> Float {
+    var lanes = SIMD16<Float>(repeating: -.infinity), i = 0
+    let raw = UnsafeRawBufferPointer(values)
+    while i &+ 16 <= values.count {
+        let x = raw.loadUnaligned(fromByteOffset: i &* 4, as: SIMD16<Float>.self)
+        lanes.replace(with: x, where: x .> lanes)
+        i &+= 16
+    }
+    var result = lanes.max()
+    while i < values.count { result = max(result, values[i]); i &+= 1 }
+    return result
 }
