@@ -57,17 +57,34 @@ public enum Haar {
 
     /// The standard 2-D decomposition in place.
     public static func transform2D(_ result: inout Matrix, form: HaarForm) {
-        let image = (rows: result.rows, columns: result.columns)
-        var scratch = [Float](repeating: 0, count: max(image.rows, image.columns))
+        let (rows, columns) = (result.rows, result.columns)
+        precondition(rows > 0 && rows & (rows - 1) == 0, "Haar length must be a power of two")
+        var scratch = [Float](repeating: 0, count: rows * columns)
+        let factor = form.factor
         result.values.withUnsafeMutableBufferPointer { buffer in
             scratch.withUnsafeMutableBufferPointer { scratchBuffer in
-                let base = buffer.baseAddress!, temporary = scratchBuffer.baseAddress!
-                for row in 0..<image.rows {
-                    transform(base + row * image.columns, count: image.columns, form: form, scratch: temporary)
+                let data = buffer.baseAddress!, averages = scratchBuffer.baseAddress!
+                for row in 0..<rows {
+                    transform(data + row * columns, count: columns, form: form, scratch: averages)
                 }
-                for column in 0..<image.columns {
-                    transform(base + column, count: image.rows, stride: image.columns, form: form, scratch: temporary)
+                // Every column at once, a whole row of them per step (so they are computed several at a
+                // time): the same sums and differences as `transform` down each column, in another order.
+                averages.update(from: data, count: rows * columns)
+                var length = rows
+                while length > 1 {
+                    let half = length / 2
+                    for i in 0..<half {
+                        let a = averages + 2 * i * columns, b = a + columns, average = averages + i * columns
+                        let detail = data + (half + i) * columns
+                        for c in 0..<columns {
+                            let x = a[c], y = b[c]
+                            average[c] = (x + y) * factor
+                            detail[c] = (x - y) * factor
+                        }
+                    }
+                    length = half
                 }
+                data.update(from: averages, count: columns)
             }
         }
     }
