@@ -79,7 +79,7 @@ extension AlgorithmRegistry {
                         + "2 of 100 negative 10 s queries still match (the benchmark calibrates its own threshold); so many triplets "
                         + "need no common ones: skipping a hash held more than 20 times keeps a query's search nearly flat as the "
                         + "catalog grows (Reports/scale-synthetic/scale-panako-dense.md) with the same accuracy at 13 h; at 300 h it "
-                        + "costs the speed, tempo and pitch conditions 3-12 points, which commonHashLimit=60 keeps at 3 times the search time "
+                        + "costs the speed, tempo and pitch conditions 3-11 points, which commonHashLimit=60 keeps at 3 times the search time "
                         + "(scale-panako-dense-limits-300h.md)"),
         NamedVariant(base: "constellation", name: "large",
                      values: [("hashBits", "32"), ("fftSize", "1024"), ("peakBinRadius", "20"), ("maximumFrequencyDelta", "62"), ("commonHashLimit", "2000")],
