@@ -77,7 +77,6 @@ struct PeakPicker {
         let row = (frame % depth) * columns
         let neighbours = max(0, frame - p.frameRadius)...min(rowsSeen - 1, frame + p.frameRadius)
         let firstFound = candidates.count, bins = p.bins.clamped(to: 0..<columns), depth = depth, columns = columns
-        var found: [(frame: UInt32, bin: UInt16, value: Float)] = []
         power.withUnsafeBufferPointer { power in
             acrossBins.withUnsafeBufferPointer { across in
                 let values = power.baseAddress! + row, rowMaxima = across.baseAddress! + row
@@ -94,14 +93,13 @@ struct PeakPicker {
                     for b in bin..<end where values[b] == rowMaxima[b] {
                         let value = values[b]
                         if neighbours.allSatisfy({ $0 == frame || value >= across[($0 % depth) &* columns &+ b] }) {
-                            found.append((UInt32(frame), UInt16(b), value))
+                            candidates.append((UInt32(frame), UInt16(b), value))
                         }
                     }
                     bin = end
                 }
             }
         }
-        candidates.append(contentsOf: found)
         // This frame's strongest few, strongest first.
         candidates[firstFound...].sort { $0.value != $1.value ? $0.value > $1.value : $0.bin < $1.bin }
         candidates.removeLast(max(0, candidates.count - firstFound - p.perFrame))
