@@ -207,12 +207,15 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
     /// A child printing 1 MB lines for ever is stopped once it has printed `outputLimit` bytes: its capture is
     /// bounded in memory and on disk, and its scratch folder is gone.
     @Test func aChildThatPrintsWithoutEndIsStoppedAtTheOutputLimit() throws {
-        let run = try ChildRun.run("/bin/sh", ["-c", floodScript], timeout: 120, keepErrors: true)
+        // The child names its own capture file first (its standard output), so this test checks its own scratch
+        // folder, not another test's running in parallel.
+        let run = try ChildRun.run("/bin/sh", ["-c", "readlink /proc/$$/fd/1; " + floodScript], timeout: 120, keepErrors: true)
         #expect(run.flooded && !run.timedOut && run.ending.contains("printing more than 64 MiB"))
         #expect(run.output.count <= ChildRun.outputLimit && run.wallSeconds < 60)
-        let mine = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
-            .filter { $0.hasPrefix("fpbench-child-\(getpid())-") }
-        #expect(mine.isEmpty, "scratch folders left: \(mine)")
+        let capture = String(decoding: run.output.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        let folder = URL(fileURLWithPath: capture).deletingLastPathComponent()
+        #expect(folder.lastPathComponent.hasPrefix("fpbench-child-\(getpid())-"), "\(capture)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path), "scratch folder left: \(folder.path)")
     }
 
     /// A grandchild that calls setsid leaves the child's process group, so the group's kill misses it; it is
