@@ -18,10 +18,10 @@ import Testing
         var prints = try section.tracks.map { try algorithm.fingerprint(file: dataset.path($0)) }
         var names = section.tracks
         // Synthetic tracks whose keys come from a small pool of the first track's: each posts each of
-        // those keys about 0.45 times a lookup's limit (90 for 200; 9 for panako@dense's 20), so the
+        // those keys about 0.45 times a lookup's limit (90 for 200; 27 for panako@dense's 60), so the
         // whole catalog holds them more often than the limit and a slice of two or three such tracks not always.
         if let keys = prints[0].keys {
-            let posts = identifier == "panako@dense" ? 9 : 90
+            let posts = identifier == "panako@dense" ? 27 : 90
             let pool = Array(keys.prefix(max(1, keys.count / posts)))
             for i in 0..<6 {
                 prints.insert(prints[i % prints.count].redrawingKeys(from: pool, seed: UInt64(i))!, at: 2 * i)
@@ -43,7 +43,7 @@ import Testing
         }
         queries.append(try algorithm.fingerprint(file: dataset.path(section.negatives[0]), window: TimeWindow(start: 20, duration: 10), role: .query))
 
-        // The two whose keys the pool makes common: constellation (limit 200) and panako@dense (20).
+        // The two whose keys the pool makes common: constellation (limit 200) and panako@dense (60).
         let skipsCommon = ["constellation", "panako@dense"].contains(identifier)
         var naiveDiffers = false
         for count in [2, 3] {

@@ -72,15 +72,14 @@ extension AlgorithmRegistry {
                      why: "our choice, for the thesis's question: bird song sits between 1 and 10 kHz, above the default's 5.5 kHz "
                         + "Nyquist limit (68 % of the Bengalese finch's energy lies above every default band); 22,050 Hz reaches 11 kHz "
                         + "with the same 512-point FFT and 256-sample hop, so frames last half as long"),
-        NamedVariant(base: "panako", name: "dense", values: [("peakBinRadius", "25"), ("minimumAlignedHits", "24"), ("commonHashLimit", "20")],
+        NamedVariant(base: "panako", name: "dense", values: [("peakBinRadius", "25"), ("minimumAlignedHits", "24"), ("commonHashLimit", "60")],
                      why: "our choice, measured on the catalog: our FFT front end finds about 30 triplets a second with Panako's "
                         + "±51-bin neighbourhood, too few to survive noise or a tempo change; ±25 bins gives about 13 times as many "
                         + "(speed, tempo, pitch: 99-100 % of 10 s queries instead of 71-89 %), and with 24 aligned triplets "
                         + "2 of 100 negative 10 s queries still match (the benchmark calibrates its own threshold); so many triplets "
-                        + "need no common ones: skipping a hash held more than 20 times keeps a query's search nearly flat as the "
-                        + "catalog grows (Reports/scale-synthetic/scale-panako-dense.md) with the same accuracy at 13 h; at 300 h it "
-                        + "costs the speed, tempo and pitch conditions 3-11 points, which commonHashLimit=60 keeps at 3 times the search time "
-                        + "(scale-panako-dense-limits-300h.md)"),
+                        + "need few common ones: skipping a hash held more than 60 times keeps a query's search within 3 times its "
+                        + "13 h time up to 300 h with the speed, tempo and pitch conditions' accuracy (a limit of 20 kept it flat but "
+                        + "lost them 3-11 points at 300 h; Reports/scale-synthetic/scale-panako-dense-limits.md)"),
         NamedVariant(base: "constellation", name: "large",
                      values: [("hashBits", "32"), ("fftSize", "1024"), ("peakBinRadius", "20"), ("maximumFrequencyDelta", "62"), ("commonHashLimit", "2000")],
                      why: "our choice, for catalogs of thousands of hours: the 20-bit hash has about 1M values, so at 10,000 h each sits "

@@ -243,8 +243,8 @@ final class OwnedBuffer: @unchecked Sendable {
 /// counts (`Postings.keyCounts`) are summed by `whole(_:)` into the whole catalog's common keys.
 public struct KeyCounts: Sendable, Codable, Equatable {
     /// Only keys posted more often than this are kept in the whole catalog's table: every index's lookup
-    /// limit is at least this (20: panako@dense; 200: constellation, Panako, the quads, Waveprint; 500:
-    /// Haitsma-Kalker), so a key not in the table is never skipped, in a slice as in the whole.
+    /// limit is at least this (20 is the least a variant may set; panako@dense 60; 200: constellation, Panako,
+    /// the quads, Waveprint; 500: Haitsma-Kalker), so a key not in the table is never skipped, in a slice as in the whole.
     public static let floor = 20
 
     /// Why a lookup limit (`commonHashLimit`) cannot be used: below `floor`, nil otherwise.
