@@ -49,6 +49,7 @@ struct Scale: ParsableCommand {
         guard length > 0, length <= 60 else { throw ValidationError("--length must be above 0 and at most 60 s") }
         guard (1...10_000).contains(slices) else { throw ValidationError("--slices must be 1 to 10,000") }
         guard (1...100_000).contains(queries), (2...100_000).contains(negatives) else { throw ValidationError("--queries must be 1 to 100,000 and --negatives 2 to 100,000") }
+        _ = try degradedConditions()
     }
 
     func run() throws {
@@ -59,17 +60,18 @@ struct Scale: ParsableCommand {
                                                            algorithms: try options.external.resolve(algorithms), spec: spec)
         var scale = SyntheticScale(benchmark: configuration, hours: hours, length: length)
         scale.slices = slices
-        let known = BenchmarkSpec().conditions
-        scale.conditions = try conditions.filter { $0 != BenchmarkCondition.cleanID }.map { id in
-            guard let condition = known.first(where: { $0.id == id }) else {
-                throw ValidationError("unknown condition '\(id)'; known: \(known.map(\.id).joined(separator: ", "))")
-            }
-            return condition
-        }
+        scale.conditions = try degradedConditions()
         let points = try validated { try scale.run() }
         let md = try ScaleReport.write(points, length: length, slices: slices, command: command(dataset: configuration.dataset.manifest.name),
                                        version: fpbenchVersion, to: URL(fileURLWithPath: out))
         print(md)
+    }
+
+    /// The asked conditions but `clean` (always searched), in the spec's order; an unknown id is refused.
+    private func degradedConditions() throws -> [BenchmarkCondition] {
+        guard !conditions.isEmpty else { return [] }
+        return try BenchmarkChoice.spec(lengths: [], conditions: conditions, queries: nil, negatives: nil).conditions
+            .filter { $0.id != BenchmarkCondition.cleanID }
     }
 
     private func g(_ value: Double) -> String { String(format: "%g", value) }
