@@ -72,7 +72,7 @@ public struct SyntheticScale {
                                          negativeDurations: files.negativeDurations, seed: benchmark.seed)
         let (real, _) = try bench.indexer.buildCatalogs(benchmark.algorithms, progress: ProgressReporter(benchmark.progress))
         let progress = ProgressReporter(benchmark.progress)
-        let positives = queries.filter { !$0.negative }, (degrading, degraded) = try degradedPositives(positives)
+        let positives = queries.filter { !$0.negative }, degraded = try degradedPositives(positives, progress: progress)
         var points: [Point] = []
         for (a, algorithm) in benchmark.algorithms.enumerated() {
             let prints = real[a].fingerprints.compactMap { $0 }, pool = prints.flatMap { $0.keys ?? [] }
@@ -81,7 +81,7 @@ public struct SyntheticScale {
             }
             let asked = queryPrints(algorithm, queries, progress: progress)
             // The clean queries, then each condition's positives, searched together.
-            let all = asked + degraded.flatMap { fingerprinted(algorithm, positives, $0, bench: degrading, progress: progress) }
+            let all = asked + degraded.flatMap { $0.prints[a] }
             // The threshold calibrated on the real catalog alone, whatever the sizes asked.
             let realOnly = Tracks(names: real[a].names, prints: prints, pool: pool, seed: benchmark.seed, hours: 0)
             let realThreshold = calibration(try search(realOnly, algorithm: algorithm, queries: asked, progress: progress), queries: queries).threshold
@@ -96,7 +96,7 @@ public struct SyntheticScale {
                 for condition in degraded {
                     let answers = Array(searched.answers[next..<(next + positives.count)])
                     next += positives.count
-                    points.append(point.under(condition.id, answers: answers, correct: correct(answers, positives, expected: condition.chains.map { $0?.expected },
+                    points.append(point.under(condition.id, answers: answers, correct: correct(answers, positives, expected: condition.expected,
                                                                                                 threshold: point.threshold)))
                 }
             }
@@ -115,38 +115,41 @@ public struct SyntheticScale {
         }
     }
 
-    /// One condition's positives: each one's chain as the benchmark degrades it (same seeds; nil: it could
-    /// not be made) and the track moment its first sample came from.
+    /// One condition's positives as the benchmark degrades them (the same chains and seeds).
     struct Degraded {
         var id: String
-        var chains: [(chain: DegradationChain, expected: Double)?]
+        /// Per positive, the track moment its first sample came from (nil: its chain could not be made).
+        var expected: [Double?]
+        /// Per algorithm, per positive, its fingerprint (nil: none to take).
+        var prints: [[AnyFingerprint?]]
     }
 
-    /// Every asked condition's chains for the positives. A condition whose recordings the dataset lacks
-    /// follows the run's missing-recordings policy (refused, or left out and said so).
-    private func degradedPositives(_ positives: [BenchmarkQuery]) throws -> (Benchmark, [Degraded]) {
+    /// Every asked condition's positives, degraded and fingerprinted by every algorithm: each window decoded
+    /// once and each degradation applied once, the audio then dropped. A condition whose recordings the
+    /// dataset lacks follows the run's missing-recordings policy (refused, or left out and said so).
+    private func degradedPositives(_ positives: [BenchmarkQuery], progress: ProgressReporter) throws -> [Degraded] {
+        guard !conditions.isEmpty else { return [] }
         var configuration = benchmark, skipped: [Problem] = []
         configuration.spec.conditions = conditions
-        let bench = Benchmark(configuration)
-        guard !conditions.isEmpty else { return (bench, []) }
-        let (usable, recordings) = try bench.usableConditions(&skipped)
+        let bench = Benchmark(configuration), (usable, recordings) = try bench.usableConditions(&skipped)
         for problem in skipped { Console.warning("fpbench scale: \(problem.item) left out: \(problem.reason)") }
-        let context = StageContext(recordings: recordings.audio)
-        return (bench, usable.map { condition in
-            Degraded(id: condition.id, chains: positives.map { query in
-                (try? bench.chain(query, condition, stageContext: context)).map { ($0, Benchmark.movedStart(query, $0) ?? query.start) }
-            })
-        })
-    }
-
-    /// Each positive degraded by its chain and fingerprinted (nil: none to take); the audio is not kept.
-    private func fingerprinted(_ algorithm: AnyAlgorithm, _ positives: [BenchmarkQuery], _ degraded: Degraded, bench: Benchmark,
-                               progress: ProgressReporter) -> [AnyFingerprint?] {
-        progress.start("fingerprinting \(algorithm.identifier) queries: \(degraded.id)", total: positives.count)
+        let context = StageContext(recordings: recordings.audio), algorithms = benchmark.algorithms
+        let chains = usable.map { condition in positives.map { try? bench.chain($0, condition, stageContext: context) } }
+        progress.start("degrading and fingerprinting queries", total: positives.count)
         defer { progress.finish() }
-        return parallelMap(positives.count, threads: benchmark.threads) { q in
+        // Per positive, per condition, per algorithm.
+        let prints = parallelMap(positives.count, threads: benchmark.threads) { q -> [[AnyFingerprint?]] in
             defer { progress.advance() }
-            return degraded.chains[q].flatMap { try? algorithm.fingerprint($0.chain.apply(bench.window(positives[q])).resampled(to: algorithm.sampleRate), role: .query) }
+            let window = try? bench.window(positives[q])
+            return chains.map { chains in
+                let audio = window.flatMap { window in chains[q].flatMap { try? $0.apply(window) } }
+                return algorithms.map { algorithm in audio.flatMap { try? algorithm.fingerprint($0.resampled(to: algorithm.sampleRate), role: .query) } }
+            }
+        }
+        return usable.indices.map { c in
+            Degraded(id: usable[c].id,
+                     expected: positives.indices.map { q in chains[c][q].map { Benchmark.movedStart(positives[q], $0) ?? positives[q].start } },
+                     prints: algorithms.indices.map { a in positives.indices.map { prints[$0][c][a] } })
         }
     }
 

@@ -60,8 +60,8 @@ public final class RealFFT {
             window.withUnsafeBufferPointer { window in
                 for i in 0..<n { input[i] = frame[i] * window[i] }
             }
-        } else if n > 0 {
-            input.update(from: frame.baseAddress!, count: n)
+        } else if let samples = frame.baseAddress {
+            input.update(from: samples, count: n)
         }
         (input + n).update(repeating: 0, count: size - n)
         fftwf_execute_dft_r2c(plan, input, output)

@@ -16,26 +16,31 @@ public enum HaarForm: String, Sendable, Codable {
 }
 
 public enum Haar {
-    /// Full 1-D decomposition in place of `count` (a power of two) values spaced `stride` apart, using
-    /// `scratch` (at least `count` values). Layout: overall average first, then details coarsest to finest.
-    public static func transform(_ data: UnsafeMutablePointer<Float>, count: Int, stride: Int = 1,
+    /// Full decomposition in place of `count` (a power of two) vectors of `width` values, vector i at
+    /// data[i · width ..< (i + 1) · width], each component on its own: a row of values (`width` 1), or every
+    /// column of an image at once (`width` its columns: a row of them per step, computed several at a time).
+    /// `scratch` holds count × width values. Layout: overall average first, then details coarsest to finest.
+    public static func transform(_ data: UnsafeMutablePointer<Float>, count: Int, width: Int = 1,
                                  form: HaarForm, scratch: UnsafeMutablePointer<Float>) {
         precondition(count > 0 && count & (count - 1) == 0, "Haar length must be a power of two")
         let factor = form.factor
-        // Hot loop (once per image row and column): the averages shrink in place in `scratch`, each
-        // level's details go straight to their final place; wrapping index arithmetic, bounds known.
-        for i in 0..<count { scratch[i] = data[i &* stride] }
+        // Hot loop (once per image row, and once for all its columns): the averages shrink in place in
+        // `scratch`, each level's details go straight to their final place; wrapping index arithmetic.
+        scratch.update(from: data, count: count &* width)
         var length = count
         while length > 1 {
             let half = length / 2
             for i in 0..<half {
-                let a = scratch[2 &* i], b = scratch[2 &* i &+ 1]
-                scratch[i] = (a + b) * factor
-                data[(half &+ i) &* stride] = (a - b) * factor
+                let a = scratch + 2 &* i &* width, b = a + width, average = scratch + i &* width, detail = data + (half &+ i) &* width
+                for c in 0..<width {
+                    let x = a[c], y = b[c]
+                    average[c] = (x + y) * factor
+                    detail[c] = (x - y) * factor
+                }
             }
             length = half
         }
-        data[0] = scratch[0]
+        data.update(from: scratch, count: width)
     }
 
     /// 1-D decomposition of an array.
@@ -58,33 +63,14 @@ public enum Haar {
     /// The standard 2-D decomposition in place.
     public static func transform2D(_ result: inout Matrix, form: HaarForm) {
         let (rows, columns) = (result.rows, result.columns)
-        precondition(rows > 0 && rows & (rows - 1) == 0, "Haar length must be a power of two")
         var scratch = [Float](repeating: 0, count: rows * columns)
-        let factor = form.factor
         result.values.withUnsafeMutableBufferPointer { buffer in
             scratch.withUnsafeMutableBufferPointer { scratchBuffer in
                 let data = buffer.baseAddress!, averages = scratchBuffer.baseAddress!
                 for row in 0..<rows {
                     transform(data + row * columns, count: columns, form: form, scratch: averages)
                 }
-                // Every column at once, a whole row of them per step (so they are computed several at a
-                // time): the same sums and differences as `transform` down each column, in another order.
-                averages.update(from: data, count: rows * columns)
-                var length = rows
-                while length > 1 {
-                    let half = length / 2
-                    for i in 0..<half {
-                        let a = averages + 2 * i * columns, b = a + columns, average = averages + i * columns
-                        let detail = data + (half + i) * columns
-                        for c in 0..<columns {
-                            let x = a[c], y = b[c]
-                            average[c] = (x + y) * factor
-                            detail[c] = (x - y) * factor
-                        }
-                    }
-                    length = half
-                }
-                data.update(from: averages, count: columns)
+                transform(data, count: rows, width: columns, form: form, scratch: averages)
             }
         }
     }
