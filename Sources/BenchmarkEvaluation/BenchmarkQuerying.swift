@@ -95,48 +95,54 @@ extension Benchmark {
     // MARK: Phase 5
 
     /// The same clean queries of one length against nested catalogs of 1/16 ... all of the tracks (a
-    /// seeded order); a query whose track is left out counts as a negative there.
+    /// seeded order); a query whose track is left out counts as a negative there. The points are measured
+    /// side by side on the benchmark's threads (each search's time is its own thread's CPU time).
     func scalingCurve(length: Double, queries: [BenchmarkQuery], outcomes: [QueryOutcome], tracks: [String], durations: [Double],
                               algorithms: [AnyAlgorithm], prints: [[AnyFingerprint?]], results: BenchmarkResults,
                               progress: ProgressReporter) throws -> [BenchmarkCosts.ScalingPoint] {
         let order = tracks.indices.sorted { derivedSeed(configuration.seed, "scaling", tracks[$0]) < derivedSeed(configuration.seed, "scaling", tracks[$1]) }
         let chosen = queries.indices.filter { queries[$0].length == length }
-        var points: [BenchmarkCosts.ScalingPoint] = []
         let fractions = [1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1]
         let measured = algorithms.indices.filter { algorithms[$0].capabilities.contains(.indexed) && prints[$0].contains(where: { $0 != nil }) }  // not from an index file
-        progress.start("scaling curve", total: measured.count * fractions.count)
+        let jobs = measured.flatMap { a in fractions.map { (a, $0) } }
+        progress.start("scaling curve", total: jobs.count)
         defer { progress.finish() }
-        for a in measured {
-            let algorithm = algorithms[a]
-            for fraction in fractions {
-                defer { progress.advance() }
-                let kept = Array(order.prefix(max(1, Int((fraction * Double(tracks.count)).rounded(.up)))))
-                let inCatalog = Set(kept.map { tracks[$0] })
-                let catalog = Catalog(algorithm: algorithm, sealing: kept.lazy.map { (prints[a][$0], "\($0)", "") })
-                var correct = 0, positives = 0, falsePositives = 0, negatives = 0, times: [Double] = []
-                for q in chosen {
-                    guard let print = outcomes[q].cleanPrints[a] else { continue }
-                    let start = threadCPUSeconds()
-                    let top = try catalog.search(print, limit: 1).first
-                    times.append(1000 * (threadCPUSeconds() - start))
-                    let query = queries[q]
-                    if !query.negative && inCatalog.contains(query.file) {
-                        positives += 1
-                        let match = top.map { BenchmarkMatch(track: Int($0.reference)!, offset: $0.comparison.offset, score: $0.comparison.score,
-                                                             rawFigure: $0.comparison.rawFigure, matched: true) }
-                        if BenchmarkMetrics.outcome(match, truth: query, results: results) == .correct { correct += 1 }
-                    } else {
-                        negatives += 1
-                        if top != nil { falsePositives += 1 }
-                    }
-                }
-                points.append(.init(algorithm: algorithm.identifier, fraction: fraction, tracks: kept.count,
-                                    hours: kept.reduce(0) { $0 + durations[$1] } / 3600, correct: Rate(correct, of: positives),
-                                    falsePositives: Rate(falsePositives, of: negatives), searchMilliseconds: .init(times),
-                                    indexBytes: catalog.indexByteCount))
+        return try parallelMap(jobs.count, threads: configuration.threads) { j -> Result<BenchmarkCosts.ScalingPoint, Error> in
+            defer { progress.advance() }
+            let (a, fraction) = jobs[j]
+            let kept = Array(order.prefix(max(1, Int((fraction * Double(tracks.count)).rounded(.up)))))
+            return Result { try scalingPoint(algorithms[a], kept: kept, prints: prints[a], fraction: fraction, queries: queries, chosen: chosen,
+                                             outcomes: outcomes.map { $0.cleanPrints[a] }, tracks: tracks, durations: durations, results: results) }
+        }.map { try $0.get() }
+    }
+
+    /// One point of the scaling curve: `algorithm`'s catalog of the `kept` tracks, searched with every chosen clean query.
+    private func scalingPoint(_ algorithm: AnyAlgorithm, kept: [Int], prints: [AnyFingerprint?], fraction: Double, queries: [BenchmarkQuery],
+                              chosen: [Int], outcomes: [AnyFingerprint?], tracks: [String], durations: [Double],
+                              results: BenchmarkResults) throws -> BenchmarkCosts.ScalingPoint {
+        let inCatalog = Set(kept.map { tracks[$0] })
+        let catalog = Catalog(algorithm: algorithm, sealing: kept.lazy.map { (prints[$0], "\($0)", "") })
+        var correct = 0, positives = 0, falsePositives = 0, negatives = 0, times: [Double] = []
+        for q in chosen {
+            guard let print = outcomes[q] else { continue }
+            let start = threadCPUSeconds()
+            let top = try catalog.search(print, limit: 1).first
+            times.append(1000 * (threadCPUSeconds() - start))
+            let query = queries[q]
+            if !query.negative && inCatalog.contains(query.file) {
+                positives += 1
+                let match = top.map { BenchmarkMatch(track: Int($0.reference)!, offset: $0.comparison.offset, score: $0.comparison.score,
+                                                     rawFigure: $0.comparison.rawFigure, matched: true) }
+                if BenchmarkMetrics.outcome(match, truth: query, results: results) == .correct { correct += 1 }
+            } else {
+                negatives += 1
+                if top != nil { falsePositives += 1 }
             }
         }
-        return points
+        return .init(algorithm: algorithm.identifier, fraction: fraction, tracks: kept.count,
+                     hours: kept.reduce(0) { $0 + durations[$1] } / 3600, correct: Rate(correct, of: positives),
+                     falsePositives: Rate(falsePositives, of: negatives), searchMilliseconds: .init(times),
+                     indexBytes: catalog.indexByteCount)
     }
 
     /// k in time ∝ hours^k, by least squares on logarithms of the median search times.

@@ -1,16 +1,18 @@
 import Foundation
+import Synchronization
 
 /// `body(i)` for every i in 0..<count on `threads` workers (1 = in order on this thread); the
 /// results come back in index order, so output never depends on scheduling. `body` must only read
-/// shared state (every caller here reads immutable inputs and returns a value).
+/// shared state (every caller here reads immutable inputs and returns a value). Each worker takes the
+/// next index not yet taken, so none idles while another still has a queue of slow items.
 public func parallelMap<T>(_ count: Int, threads: Int, _ body: (Int) -> T) -> [T] {
     if threads <= 1 || count <= 1 { return (0..<count).map(body) }
     let slots = Slots<T>(count)
-    let workers = min(threads, count)
+    let next = Atomic(0)
     withoutActuallyEscaping(body) { body in
         let shared = ReadOnly(body)
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            for i in stride(from: worker, to: count, by: workers) { slots[i] = shared.value(i) }
+        DispatchQueue.concurrentPerform(iterations: min(threads, count)) { _ in
+            while case let i = next.add(1, ordering: .relaxed).oldValue, i < count { slots[i] = shared.value(i) }
         }
     }
     return slots.values.map { $0! }

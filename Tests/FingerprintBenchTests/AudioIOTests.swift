@@ -59,6 +59,19 @@ import Testing
         interleaved.withUnsafeBufferPointer { AudioReader.mixdown($0, channels: 2, into: &mono) }
         #expect(mono == [0.5, 0.5, -0.5])
     }
+
+    /// Stereo has a loop of its own; it must give every channel count's sums, bit for bit (signed zeros,
+    /// values far apart in size, odd frame counts).
+    @Test(arguments: 1...6) func mixdownIsTheSumFromZeroTimesTheScale(channels: Int) {
+        var interleaved = SeededNoise(seed: UInt64(channels)).gaussian(count: 37 * channels, sigma: 0.3)
+        for (i, value) in [-0.0, 0, 1e-30, -1e30, 0.1, -0.3, -0.0, -0.0].enumerated() where i < interleaved.count { interleaved[i] = Float(value) }
+        var mono = [Float](repeating: .nan, count: 37)
+        interleaved.withUnsafeBufferPointer { AudioReader.mixdown($0, channels: channels, into: &mono) }
+        let expected = (0..<37).map { frame in
+            (0..<channels).reduce(Float(0)) { $0 + interleaved[frame * channels + $1] } * (1 / Float(channels))
+        }
+        #expect(mono.map(\.bitPattern) == expected.map(\.bitPattern))
+    }
 }
 
 @Suite struct AudioErrorTests {

@@ -79,7 +79,7 @@ import Testing
         let target = temporaryFolder().appendingPathComponent("manifest.json")
         let manifest = try DatasetFolder.catalogManifest(tracks: folder, negatives: elsewhere, manifestFolder: target.deletingLastPathComponent())
         let root = try #require(manifest.audioRoot)
-        #expect(root == FileManager.default.temporaryDirectory.standardizedFileURL.path)
+        #expect(root == Scratch.root.standardizedFileURL.path)  // the two folders' common parent
         #expect(manifest.catalog!.negatives.allSatisfy { $0.hasPrefix(elsewhere.deletingLastPathComponent().lastPathComponent + "/others/") })
         try JSONEncoder().encode(manifest).write(to: target)
         let written = try Dataset.load(target.path)

@@ -16,7 +16,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testRunWritesTheReportAndReportRegeneratesIt() throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        let out = Scratch.path("fpbench-cli")
         let run = try fpbench(["run", "--dataset", "ci", "--algorithms", "haitsma-kalker", "--tests", "test1-cropping",
                                "--out", out.path, "--no-cache"])
         XCTAssertEqual(run.status, 0, run.errors)
@@ -31,7 +31,7 @@ final class CommandLineTests: XCTestCase {
     /// naming the test, the id and what the dataset has, and nothing is written; with --missing-recordings
     /// leave-out it runs without that stage, marked in the tables (--allow-missing-stages, its older name, with borrow is refused).
     func testAMissingStageRecordingIsRefusedUnlessAllowed() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        let folder = Scratch.path("fpbench-cli")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let suite = folder.appendingPathComponent("suite.json"), out = folder.appendingPathComponent("run")
@@ -63,7 +63,7 @@ final class CommandLineTests: XCTestCase {
     /// the summary gets the operating section, operating.csv a row per point, the system its own index per
     /// setting; a --point that names nothing run, or one value, is refused before anything runs.
     func testAnOperatingSweepRunsAlgorithmAndSystemSettingsSideBySide() throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        let out = Scratch.path("fpbench-cli")
         defer { try? FileManager.default.removeItem(at: out) }
         let base = ["sweep", "operating", "--dataset", "catalog-ci", "--lengths", "5", "--conditions", "clean", "--queries", "3", "--negatives", "10",
                     "--system", "Systems/envelope-example/envelope-example.json", "--out", out.path, "--no-cache", "--progress", "none"]
@@ -91,7 +91,7 @@ final class CommandLineTests: XCTestCase {
     /// A skew sweep: haitsma-kalker's queries start on its 64-sample grid, then half a hop and a hop later;
     /// the answers expect exactly that offset, and skew.md has its row; a system without a hop is refused.
     func testASkewSweepMovesQueriesByPartsOfAHop() throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        let out = Scratch.path("fpbench-cli")
         defer { try? FileManager.default.removeItem(at: out) }
         let run = try fpbench(["sweep", "skew", "--dataset", "catalog-ci", "--algorithms", "haitsma-kalker", "--steps", "2", "--lengths", "5",
                                "--conditions", "clean", "--queries", "4", "--negatives", "10", "--out", out.path, "--no-cache", "--progress", "none"])
@@ -144,7 +144,7 @@ final class CommandLineTests: XCTestCase {
     /// A variant with two changed parameters is one field of every CSV the benchmark writes; a benchmark
     /// whose every condition needs a recording the dataset lacks is refused with the reason, not a trap.
     func testBenchmarkVariantsStayOneCSVFieldAndAllSkippedConditionsAreRefused() throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        let out = Scratch.path("fpbench-cli")
         defer { try? FileManager.default.removeItem(at: out) }
         let common = ["benchmark", "--dataset", "catalog-ci", "--algorithms", "haitsma-kalker", "--lengths", "5", "--queries", "2",
                       "--negatives", "2", "--no-cache", "--own-recordings-only", "--out", out.path]
@@ -181,7 +181,7 @@ final class CommandLineTests: XCTestCase {
     /// A stage sweep over a two-sided unit takes negative levels, finds breaking points on both sides of
     /// the neutral level, and refuses a level the unit cannot take; a parameter sweep runs each variant.
     func testStageAndParameterSweeps() throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        let out = Scratch.path("fpbench-cli")
         let pitch = try fpbench(["sweep", "stage", "--unit", "pitch", "--parameter", "semitones", "--from", "-2", "--to", "2", "--step", "2",
                                  "--dataset", "ci", "--algorithms", "haitsma-kalker", "--out", out.path, "--no-cache"])
         XCTAssertEqual(pitch.status, 0, pitch.errors)
@@ -214,7 +214,7 @@ final class CommandLineTests: XCTestCase {
 
     /// A sweep in two parts (algorithm i in part i mod 2), merged, is the whole sweep byte for byte.
     func testShardedSweepMergesIntoTheWholeSweep() throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        let out = Scratch.path("fpbench-cli")
         let sweep = ["sweep", "noise", "--dataset", "ci", "--algorithms", "haitsma-kalker", "chroma-baseline", "constellation",
                      "--from", "-30", "--to", "-10", "--step", "10", "--no-cache"]
         for part in 0..<2 {
@@ -246,7 +246,7 @@ final class CommandLineTests: XCTestCase {
     /// A noise that is not audio is refused before the sweep runs; `datasets` counts a file a section
     /// uses but the file list leaves out.
     func testInputsThatWouldChangeTheExperimentAreRefused() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        let folder = Scratch.path("fpbench-cli")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let text = folder.appendingPathComponent("noise.wav")
@@ -271,7 +271,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testSweepTakesNegativeLevelsAndRefusesBadGrids() throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-cli-\(UUID().uuidString)")
+        let out = Scratch.path("fpbench-cli")
         let sweep = try fpbench(["sweep", "noise", "--dataset", "ci", "--algorithms", "chroma-baseline", "--from", "-40", "--to", "-30",
                                  "--step", "10", "--out", out.path, "--no-cache"])
         XCTAssertEqual(sweep.status, 0, sweep.errors)
@@ -370,7 +370,7 @@ final class FuzzTests: XCTestCase {
         let process = Process()
         process.executableURL = builtFPBench
         process.arguments = arguments
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID().uuidString).txt")
+        let errors = Scratch.path("fuzz", ".txt")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: errors)
@@ -385,7 +385,7 @@ final class FuzzTests: XCTestCase {
     }
 
     func testMutatedAudioFilesNeverCrashOrHang() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-fuzz-\(UUID().uuidString)")
+        let folder = Scratch.path("fpbench-fuzz")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let audio = try AudioReader.read(repositoryRoot.appendingPathComponent("Datasets/ci/audio/birds/finch-348.wav").path,
                                          window: TimeWindow(start: 1, duration: 3))

@@ -201,14 +201,14 @@ struct SchemaValidator {
         for example in examples {
             let found = v.errors(try JSON.parse(Data(example.utf8)), schema, base: "urn:fpbench:suite:1")
             #expect(found.isEmpty, "\(found) in \(example)")
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("suite-\(UUID().uuidString).json")
+            let file = Scratch.path("suite", ".json")
             try Data(example.utf8).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
             #expect(throws: Never.self) { try Suite.load(file.path) }
         }
         let misspelt = #"{"name": "s", "tests": [{"id": "a", "title": "t", "kind": "added-noise", "noise": {"kind": "pink", "level": {"snr": {"db": 20}}}}]}"#
         #expect(!v.errors(try JSON.parse(Data(misspelt.utf8)), schema, base: "urn:fpbench:suite:1").isEmpty)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("suite-\(UUID().uuidString).json")
+        let file = Scratch.path("suite", ".json")
         try Data(misspelt.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         #expect(throws: (any Error).self) { try Suite.load(file.path) }
@@ -231,7 +231,7 @@ struct SchemaValidator {
             #expect(!v.errors(try JSON.parse(Data(misspelt.utf8)), schema, base: "urn:fpbench:algorithm:1").isEmpty)
             let stopped = text.replacingOccurrences(of: "\"install\"", with: "\"timeoutSeconds\": 0, \"install\"")
             #expect(!v.errors(try JSON.parse(Data(stopped.utf8)), schema, base: "urn:fpbench:algorithm:1").isEmpty)
-            let copy = FileManager.default.temporaryDirectory.appendingPathComponent("fpbench-schema-\(UUID().uuidString).json")
+            let copy = Scratch.path("fpbench-schema", ".json")
             try Data(stopped.utf8).write(to: copy)
             defer { try? FileManager.default.removeItem(at: copy) }
             #expect { try ExternalAlgorithm.load(copy.path) } throws: { "\($0)".contains("timeoutSeconds: above 0 and at most 86,400") }

@@ -1,26 +1,35 @@
 import DSP
+import Synchronization
 
-/// Seeded permutations of the sparse vector's positions, made once per parameter set.
+/// Seeded permutations of the sparse vector's positions, made once per parameter set, on first use (a
+/// process that never fingerprints with Waveprint, every other command, does not draw its 819,200 numbers).
 final class MinHashPermutations: Sendable {
-    /// `count` permutations of 0..<length, one after another.
-    let order: [UInt16]
     let count: Int
     let length: Int
+    let seed: UInt64
+    private let made = Mutex<[UInt16]?>(nil)
 
     init(count: Int, length: Int, seed: UInt64) {
         precondition(length <= Int(UInt16.max) + 1)
-        let noise = SeededNoise(seed: seed)
-        var order: [UInt16] = []
-        order.reserveCapacity(count * length)
-        for _ in 0..<count {
-            // Fisher-Yates, drawing from GSL's MT19937.
-            var permutation = (0..<length).map { UInt16($0) }
-            for i in stride(from: length - 1, to: 0, by: -1) { permutation.swapAt(i, noise.integer(below: i + 1)) }
-            order += permutation
+        (self.count, self.length, self.seed) = (count, length, seed)
+    }
+
+    /// `count` permutations of 0..<length, one after another.
+    var order: [UInt16] {
+        made.withLock { made in
+            if let made { return made }
+            let noise = SeededNoise(seed: seed)
+            var order: [UInt16] = []
+            order.reserveCapacity(count * length)
+            for _ in 0..<count {
+                // Fisher-Yates, drawing from GSL's MT19937.
+                var permutation = (0..<length).map { UInt16($0) }
+                for i in stride(from: length - 1, to: 0, by: -1) { permutation.swapAt(i, noise.integer(below: i + 1)) }
+                order += permutation
+            }
+            made = order
+            return order
         }
-        self.order = order
-        self.count = count
-        self.length = length
     }
 }
 
@@ -28,17 +37,25 @@ final class MinHashPermutations: Sendable {
 /// min-hashed by each permutation (the first position, in permutation order, holding a 1), and the
 /// min-hashes grouped into LSH table keys.
 struct MinHasher {
-    let permutations: MinHashPermutations
+    /// The permutations' positions (`MinHashPermutations.order`), taken once per fingerprint.
+    let order: [UInt16]
+    let count: Int
+    let length: Int
     let topWavelets: Int
     let tableCount: Int
+
+    init(permutations: MinHashPermutations, topWavelets: Int, tableCount: Int) {
+        (order, count, length) = (permutations.order, permutations.count, permutations.length)
+        (self.topWavelets, self.tableCount) = (topWavelets, tableCount)
+    }
 
     func tableKeys(_ wavelets: [Float]) -> [UInt64] {
         var bits = [Bool](repeating: false, count: 2 * wavelets.count)
         for coefficient in topCoefficients(wavelets, count: topWavelets, ranked: false) where coefficient.value != 0 {
             bits[2 * coefficient.index + (coefficient.value > 0 ? 0 : 1)] = true
         }
-        let length = permutations.length, perTable = permutations.count / tableCount
-        return permutations.order.withUnsafeBufferPointer { order in
+        let perTable = count / tableCount
+        return order.withUnsafeBufferPointer { order in
             (0..<tableCount).map { table in
                 var key: UInt64 = 0
                 for k in 0..<perTable {
