@@ -12,7 +12,7 @@ A file entry with "inner" is that member of a zip archive (a game's .pk3) inside
 --record-checksums writes the SHA-256 of every file that has none into the manifest, and the versions of the
 synthesizers that made the renders (for maintainers).
 """
-import hashlib, io, json, os, re, shutil, subprocess, sys, tarfile, tempfile, time, zipfile
+import concurrent.futures, hashlib, io, json, os, re, shutil, subprocess, sys, tarfile, tempfile, threading, time, zipfile
 
 from render_audio import RenderError, describe, render, tool_version
 
@@ -153,6 +153,10 @@ def main():
     for archive_id, entries in by_archive.items():
         if archive_id not in archives:
             fail(f"{manifest_path}: file {entries[0]['path']} names unknown archive {archive_id!r}")
+
+    def take(archive_id):
+        """Downloads one archive (unless cached) and writes its wanted files, each checked before it is written."""
+        entries = by_archive[archive_id]
         data = extract(fetch_archive(archives[archive_id], cache), sorted({e["member"] for e in entries}))
         for e in entries:
             if e["member"] not in data:
@@ -165,31 +169,41 @@ def main():
             if e.get("sha256") is not None and actual != e["sha256"]:  # checked before anything is written
                 fail(f"{e['path']}: SHA-256 of {e['member']} is {actual}, the manifest expects {e['sha256']}; not written")
             write_atomically(os.path.join(audio, e["path"]), content)
+    # One archive per core: a download overlaps another's unpacking (dpkg-deb, a child process, decompresses).
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for _ in pool.map(take, by_archive):
+            pass
 
-    unpacked_trees = {}
+    unpacked_trees, unpacking = {}, threading.Lock()
     def unpacked(archive_id):
-        if archive_id not in unpacked_trees:
-            folder = tempfile.mkdtemp(prefix=f"fpbench-{archive_id}-")
-            subprocess.run(["dpkg-deb", "-x", fetch_archive(archives[archive_id], cache), folder], check=True)
-            unpacked_trees[archive_id] = folder
-        return unpacked_trees[archive_id]
+        with unpacking:  # renders run side by side; each archive is fetched and unpacked once
+            if archive_id not in unpacked_trees:
+                folder = tempfile.mkdtemp(prefix=f"fpbench-{archive_id}-")
+                subprocess.run(["dpkg-deb", "-x", fetch_archive(archives[archive_id], cache), folder], check=True)
+                unpacked_trees[archive_id] = folder
+            return unpacked_trees[archive_id]
 
     sound_sets, warnings = manifest.get("soundSets", {}), {}
-    for entry in manifest.get("renders", []):
-        if not present(entry):
-            print(f"fetch-dataset: rendering {entry['path']}", file=sys.stderr)
-            out = os.path.join(audio, entry["path"])
-            os.makedirs(os.path.dirname(out), exist_ok=True)
-            made = out + ".render.wav"  # moved into place only once its checksum matches
-            try:
-                warning = render(entry, audio, sound_sets, unpacked, made)
-            except RenderError as e:
-                fail(str(e))
-            if entry.get("sha256") is None or sha256(made) == entry["sha256"]:
-                os.replace(made, out)  # else it stays as .render.wav, named below, for inspection
-            if warning:
-                warnings[entry["path"]] = warning
-                print(f"fetch-dataset: warning: {entry['path']}: {warning}", file=sys.stderr)
+    def make(entry):
+        """One render, moved into place once its checksum matches (else left as .render.wav, named below)."""
+        print(f"fetch-dataset: rendering {entry['path']}", file=sys.stderr)
+        out = os.path.join(audio, entry["path"])
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        made = out + ".render.wav"
+        warning = render(entry, audio, sound_sets, unpacked, made)
+        if entry.get("sha256") is None or sha256(made) == entry["sha256"]:
+            os.replace(made, out)
+        return entry, warning
+    # The synthesizers are single-threaded child processes: one render per core (each is deterministic alone).
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        try:
+            for entry, warning in pool.map(make, [e for e in manifest.get("renders", []) if not present(e)]):
+                if warning:
+                    warnings[entry["path"]] = warning
+                    print(f"fetch-dataset: warning: {entry['path']}: {warning}", file=sys.stderr)
+        except RenderError as e:
+            pool.shutdown(cancel_futures=True)
+            fail(str(e))
     for folder in unpacked_trees.values():
         shutil.rmtree(folder, ignore_errors=True)
 
