@@ -177,15 +177,18 @@ public enum AudioReader {
                              rmsDBFS: decibels((sumSquares / Double(count)).squareRoot()))
     }
 
+    /// Stereo's means, (0 + left + right) / 2 as the general loop sums them.
+    @inline(never)
+    private static func mixStereo(_ interleaved: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>) {
+        for frame in 0..<out.count { out[frame] = ((0 + interleaved[2 &* frame]) + interleaved[2 &* frame &+ 1]) * 0.5 }
+    }
+
     /// The mean of the channels of each interleaved frame: the sum from zero, channel by channel, times
     /// 1 / channels (stereo, most files, in a loop of its own that the compiler vectorises; the same sums).
     static func mixdown(_ interleaved: UnsafeBufferPointer<Float>, channels: Int, into mono: inout [Float]) {
         let scale = 1 / Float(channels)
         mono.withUnsafeMutableBufferPointer { out in
-            if channels == 2 {
-                for frame in 0..<out.count { out[frame] = ((0 + interleaved[2 &* frame]) + interleaved[2 &* frame &+ 1]) * scale }
-                return
-            }
+            if channels == 2 { return mixStereo(interleaved, into: out) }
             for frame in 0..<out.count {
                 var sum: Float = 0
                 for c in 0..<channels { sum += interleaved[frame &* channels &+ c] }
