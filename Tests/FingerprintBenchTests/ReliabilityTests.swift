@@ -220,6 +220,30 @@ import Testing
     }
 }
 
+/// scripts/whole_process_speed.py (docs/speed.md's whole-process figures): a row per program, fpcalc first,
+/// each with the CPU seconds and peak memory the kernel measured for its processes and, for ours, the
+/// ratio to fpcalc's; a missing file is named and nothing is run.
+@Suite struct WholeProcessSpeedTests {
+    @Test func everyProgramIsMeasuredBesideFpcalc() throws {
+        let folder = temporaryFolder(), file = folder.appendingPathComponent("tone.wav")
+        try AudioWriter.write(sine(frequency: 440, duration: 3, sampleRate: 22_050), to: file.path)
+        let script = repositoryRoot.appendingPathComponent("scripts/whole_process_speed.py").path
+        let run = try ChildRun.run("/usr/bin/python3", [script, "--rounds", "1", "--fpbench", builtFPBench.path,
+                                                        "--algorithms", "constellation", "haitsma-kalker", "--", file.path], keepErrors: true)
+        #expect(run.status == 0, "\(run.errors)")
+        let rows = String(decoding: run.output, as: UTF8.self).split(separator: "\n")
+            .filter { $0.hasPrefix("| ") && !$0.hasPrefix("| program") }
+            .map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
+        #expect(rows.map { $0.first } == ["fpcalc", "constellation", "haitsma-kalker"])
+        for row in rows {
+            #expect(row.count == 4 && Double(row[1]).map { $0 > 0 } == true && Double(row[3]).map { $0 > 1 } == true, "\(row)")
+            if row.first != "fpcalc" { #expect(Double(row[2]).map { $0 > 0 } == true, "\(row)") }
+        }
+        let missing = try ChildRun.run("/usr/bin/python3", [script, "--", folder.appendingPathComponent("none.wav").path], keepErrors: true)
+        #expect(missing.status != 0 && missing.errors.contains("no such file"), "\(missing.errors)")
+    }
+}
+
 /// The cache's compact form refuses what it cannot hold, with the reason, and damaged bytes likewise.
 @Suite struct CompactCodingTests {
     struct Nested: Codable { var inner: [String: [UInt32]]; var label: String; var values: [Float] }
