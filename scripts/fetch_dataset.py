@@ -171,8 +171,12 @@ def main():
             write_atomically(os.path.join(audio, e["path"]), content)
     # One archive per core: a download overlaps another's unpacking (dpkg-deb, a child process, decompresses).
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        for _ in pool.map(take, by_archive):
-            pass
+        try:
+            for _ in pool.map(take, by_archive):
+                pass
+        except BaseException:  # a failed archive: the rest are not started, its message stands
+            pool.shutdown(cancel_futures=True)
+            raise
 
     unpacked_trees, unpacking = {}, threading.Lock()
     def unpacked(archive_id):
@@ -201,9 +205,11 @@ def main():
                 if warning:
                     warnings[entry["path"]] = warning
                     print(f"fetch-dataset: warning: {entry['path']}: {warning}", file=sys.stderr)
-        except RenderError as e:
+        except BaseException as e:  # a failed render: the rest are not started
             pool.shutdown(cancel_futures=True)
-            fail(str(e))
+            if isinstance(e, RenderError):
+                fail(str(e))
+            raise
     for folder in unpacked_trees.values():
         shutil.rmtree(folder, ignore_errors=True)
 
