@@ -1,3 +1,4 @@
+import AudioIO
 import Foundation
 
 /// One opened audio file, decoded block by block: the seam between `AudioReader` and a decoding library
@@ -45,7 +46,7 @@ public enum DecoderLibrary: String, Sendable, CaseIterable {
     /// The library that reads `path`, from its first bytes (not its name): a RIFF/WAVE, RF64 or FLAC file
     /// goes to libsndfile, anything else to FFmpeg.
     public static func choice(for path: String) -> DecoderLibrary {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return .ffmpeg }
+        guard let handle = RegularFile.handle(path) else { return .ffmpeg }
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
         func text(_ range: Range<Int>) -> String { head.count >= range.upperBound ? String(decoding: head[range], as: UTF8.self) : "" }

@@ -1,3 +1,4 @@
+import Degradation
 import Evaluation
 
 extension ContentKeys {
@@ -5,6 +6,6 @@ extension ContentKeys {
     /// the recordings its stages use.
     func benchmarkQuery(_ q: BenchmarkQuery, condition: BenchmarkCondition, seed chainSeed: UInt64) -> String {
         let definition = Self.definition(condition, fallback: condition.id)
-        return "benchmark|\(file(q.file))|\(q.start)|\(q.length)|\(definition)|seed \(chainSeed)|\(recordings(condition.recordings))|\(workingRate)"
+        return "benchmark|\(file(q.file))|\(q.start)|\(q.length)|\(definition)|seed \(chainSeed)|\(recordings(condition.recordings))|\(workingRate)|degradations \(degradationRevision)"
     }
 }

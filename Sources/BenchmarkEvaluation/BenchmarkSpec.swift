@@ -42,6 +42,11 @@ public struct BenchmarkCondition: Sendable, Codable, Equatable {
 public struct BenchmarkSpec: Sendable, Codable, Equatable {
     /// Query lengths in seconds (the neural-fingerprint benchmark uses 1-10 s).
     public var queryLengths: [Double] = [1, 2, 5, 10]
+    /// The query lengths a benchmark or a calibration admits: no built-in algorithm fingerprints less than 0.1 s
+    /// (Panako's and the constellation's shortest input is longer), and a shorter window would cut every negative
+    /// recording into millions of slots.
+    public static let queryLengthRange = 0.1...600.0
+    public static let queryLengthRangeText = "at least 0.1 s (no algorithm fingerprints less) and at most 600 s"
     /// Positions cut from catalog tracks per query length; each is degraded under every condition.
     public var queriesPerLength = 100
     /// Queries cut from the negative recordings per query length (the false-positive test): half calibrate
@@ -124,8 +129,8 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
 
     public func validate(path: String) throws {
         func fail(_ reason: String) -> DatasetError { DatasetError(path: path, reason: reason) }
-        if queryLengths.isEmpty || queryLengths.contains(where: { !($0 > 0 && $0 <= 600) }) {
-            throw fail("queryLengths: each must be above 0 and at most 600 s")
+        if queryLengths.isEmpty || queryLengths.contains(where: { !Self.queryLengthRange.contains($0) }) {
+            throw fail("queryLengths: each must be \(Self.queryLengthRangeText)")
         }
         if !(1...100_000).contains(queriesPerLength) { throw fail("queriesPerLength: 1 to 100,000") }
         // Half calibrate each threshold, half measure it held out: fewer than 2 leaves a threshold calibrated on nothing.

@@ -48,6 +48,11 @@ public struct TimeMap: Sendable, Equatable {
     public func inverse(_ t: Double) -> Double { (t - shift) / scale }
 }
 
+/// The revision of the degradations' arithmetic, part of every degraded query's cache key: bump it when any
+/// stage's output changes (a room's model, Rubber Band's settings, a codec's parameters), so no fingerprint
+/// of audio degraded the old way is reused. 1: the stages as of the reliability pass of November 2026.
+public let degradationRevision = 1
+
 /// Degradations applied in order with one seeded generator.
 public struct DegradationChain: Sendable {
     public var stages: [any Degradation]

@@ -43,14 +43,41 @@ public struct ShoeboxRoom: Sendable, Equatable {
         return found.sorted { ($0.sample, -$0.amplitude) < ($1.sample, -$1.amplitude) }
     }
 
-    /// The impulse response from `source` to `microphone`: every arrival summed at its sample, earliest and
-    /// loudest first (so the sum does not depend on the order images are visited in).
+    /// The impulse response from `source` to `microphone`: every arrival summed at its sample, loudest first
+    /// (so the sum does not depend on the order images are visited in). Held as one amplitude per image in
+    /// buckets by sample (8 bytes an image: a 2.6 s living room's 92 million images take 0.7 GB), not as a
+    /// sorted list of every arrival.
     public func impulseResponse(source: SIMD3<Double>, microphone: SIMD3<Double>, sampleRate: Double) -> [Float] {
-        let all = arrivals(source: source, microphone: microphone, sampleRate: sampleRate)
-        var response = [Double](repeating: 0, count: (all.last?.sample ?? 0) + 1)
-        for arrival in all { response[arrival.sample] += arrival.amplitude }
-        return response.map { Float($0) }
+        var starts: [Int] = []
+        forEachArrival(source: source, microphone: microphone, sampleRate: sampleRate) { sample, _ in
+            if sample + 2 > starts.count { starts.append(contentsOf: repeatElement(0, count: sample + 2 - starts.count)) }
+            starts[sample + 1] += 1
+        }
+        guard !starts.isEmpty else { return [] }
+        for i in 1..<starts.count { starts[i] += starts[i - 1] }
+        var amplitudes = [Double](repeating: 0, count: starts.last!), next = starts
+        forEachArrival(source: source, microphone: microphone, sampleRate: sampleRate) { sample, amplitude in
+            amplitudes[next[sample]] = amplitude
+            next[sample] += 1
+        }
+        return (0..<starts.count - 1).map { sample in
+            var bucket = amplitudes[starts[sample]..<starts[sample + 1]]
+            bucket.sort(by: >)
+            return Float(bucket.reduce(0, +))
+        }
     }
+
+    /// How many image sources the room visits: the points of the lattice within `maximumOrder` reflections,
+    /// (2n + 1)(2n² + 2n + 3) / 3.
+    public var imageCount: Double {
+        let n = Double(max(maximumOrder, 0))
+        return (2 * n + 1) * (2 * n * n + 2 * n + 3) / 3
+    }
+
+    /// The most image sources a room may visit: 8 bytes each while the response is summed, so at most about
+    /// 0.8 GB and a minute per response (a 5 × 4 × 2.6 m room up to an RT60 of about 2.7 s; the documented
+    /// sweep stops at 2.6 s).
+    public static let imageLimit = 100_000_000.0
 
     /// Each image's sample and amplitude, in no order.
     private func forEachArrival(source: SIMD3<Double>, microphone: SIMD3<Double>, sampleRate: Double, _ body: (Int, Double) -> Void) {

@@ -1,4 +1,5 @@
 import Fingerprinting
+import AudioIO
 import Foundation
 
 /// Audio files named on the command line: files, folders (searched recursively) and list files, and a
@@ -31,7 +32,7 @@ public enum AudioFiles {
     /// A list file: one path per line (blank lines and lines starting with # skipped), relative to the
     /// list's folder unless absolute.
     public static func list(_ path: String) throws -> [String] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw DatasetError(path: path, reason: "no such list file, or not UTF-8 text") }
+        guard let text = RegularFile.contents(path).flatMap({ String(data: $0, encoding: .utf8) }) else { throw DatasetError(path: path, reason: "no such list file, or not UTF-8 text") }
         let folder = (path as NSString).deletingLastPathComponent
         let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
         guard !lines.isEmpty else { throw DatasetError(path: path, reason: "lists no files") }

@@ -1,3 +1,4 @@
+import AudioIO
 import Foundation
 
 /// Checks a dataset's files against the SHA-256 its manifest records: one set of rules for what a run
@@ -34,7 +35,7 @@ package struct ChecksumCheck {
     package func findings(verify: Bool = true) -> [(file: String, finding: Finding)] {
         let m = dataset.manifest, fm = FileManager.default
         let store = cacheFolder?.appendingPathComponent("checksums.json")
-        var seen = store.flatMap { fm.contents(atPath: $0.path) }.flatMap { try? JSONDecoder().decode([String: Seen].self, from: $0) } ?? [:]
+        var seen = store.flatMap { RegularFile.contents($0.path) }.flatMap { try? JSONDecoder().decode([String: Seen].self, from: $0) } ?? [:]
         let before = seen
         var found: [(file: String, finding: Finding)] = []
         for file in m.files + m.renders {

@@ -159,7 +159,7 @@ public struct Dataset: Sendable {
         }
         let path = nameOrPath.hasSuffix(".json") ? nameOrPath
             : root.appendingPathComponent("Datasets/\(nameOrPath)/manifest.json").path
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = RegularFile.contents(path) else {
             throw DatasetError(path: path, reason: nameOrPath.contains("/")
                 ? "no such manifest or folder"
                 : "no such dataset: not Datasets/\(nameOrPath)/manifest.json (scripts/fetch-dataset.sh builds the shipped ones) "
@@ -234,7 +234,7 @@ public struct Dataset: Sendable {
 /// A JSON file read strictly: no file is `missing`; a bad value, or a field the reader would ignore, is
 /// "`broken`: the field and why" (both as a `DatasetError` naming the file).
 package func decodeStrictly<T: Codable>(_ type: T.Type, path: String, missing: String, broken: String) throws -> T {
-    guard let data = FileManager.default.contents(atPath: path) else { throw DatasetError(path: path, reason: missing) }
+    guard let data = RegularFile.contents(path) else { throw DatasetError(path: path, reason: missing) }
     do { return try decodeStrictly(T.self, from: data) } catch let error as StrictDecodingError {
         throw DatasetError(path: path, reason: "\(broken): \(error.reason)")
     }

@@ -38,7 +38,7 @@ package struct FingerprintCache: Sendable {
 
     package func load(_ algorithm: AnyAlgorithm, role: FingerprintRole, contentKey: String) -> AnyFingerprint? {
         guard let file = file(algorithm, role: role, contentKey: contentKey),
-              let data = FileManager.default.contents(atPath: file.path) else { return nil }
+              let data = RegularFile.contents(file.path) else { return nil }
         let payload = data.prefix(max(0, data.count - 8))
         guard data.count >= 8, Checksum.of(payload) == UInt64(littleEndian: data.suffix(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }),
               let print = try? algorithm.decode(Data(payload), as: .compact) else {

@@ -1,4 +1,5 @@
 import CCrypto
+import AudioIO
 import Foundation
 
 /// An incremental SHA-256 (OpenSSL's EVP interface).
@@ -38,7 +39,10 @@ public func sha256Hex(_ data: Data) -> String {
 
 /// SHA-256 of a file, streamed.
 public func sha256Hex(file path: String) throws -> String {
-    guard let handle = FileHandle(forReadingAtPath: path) else { throw CocoaError(.fileReadNoSuchFile) }
+    guard let handle = RegularFile.handle(path) else {
+        if FileManager.default.fileExists(atPath: path) { throw AudioError.unreadable(path: path, reason: "not a regular file (a pipe, a device or a folder)") }
+        throw CocoaError(.fileReadNoSuchFile)
+    }
     defer { try? handle.close() }
     let hasher = SHA256Hasher()
     while let block = try handle.read(upToCount: 1 << 20), !block.isEmpty { hasher.update(block) }

@@ -1,3 +1,4 @@
+import AudioIO
 import DSP
 import Foundation
 
@@ -61,7 +62,7 @@ public struct NegativeSplit: Sendable, Equatable {
         var windows: [Window] = [], shortfall = 0
         let quotas = halves.allSatisfy({ $0 == .crossCheck }) && !halves.isEmpty ? [(Half.crossCheck, count)] : [(Half.calibration, (count + 1) / 2), (.heldOut, count / 2)]
         for (half, wanted) in quotas {
-            let tag = String(format: "%g", length)
+            let tag = exactText(length)
             var slots: [(key: UInt64, recording: Int, slot: Int, of: Int)] = []
             for r in recordings(in: half) where durations[r] >= length {
                 let n = Int((durations[r] / length).rounded(.down))

@@ -1,4 +1,5 @@
 import AudioIO
+import CFiles
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -44,18 +45,6 @@ public struct ChildRun: Sendable {
         let folder = try ScratchFolder.make("child")
         defer { try? FileManager.default.removeItem(at: folder) }
         let outPath = folder.appendingPathComponent("stdout").path, errPath = keepErrors ? folder.appendingPathComponent("stderr").path : "/dev/null"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var pid: pid_t = 0
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
@@ -64,9 +53,12 @@ public struct ChildRun: Sendable {
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         let clock = ContinuousClock.now
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard spawned == 0 else {
-            throw NSError(domain: NSPOSIXErrorDomain, code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(spawned)))"])
+        Orphans.starting()
+        defer { Orphans.ended() }
+        var error: Int32 = 0
+        let pid = cfiles_spawn(executable, argv, envp, outPath, errPath, &error)
+        guard pid > 0 else {
+            throw NSError(domain: NSPOSIXErrorDomain, code: Int(error), userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(error)))"])
         }
         let peak = PeakWatch(pid: pid, group: wholeGroup)
         var status: Int32 = 0, usage = rusage(), timedOut = false, flooded = false, polls = 0
@@ -107,6 +99,43 @@ public struct ChildRun: Sendable {
         defer { try? file.close() }
         if let last { try? file.seek(toOffset: UInt64(max(0, size(path) - last))) }
         return (try? file.read(upToCount: first ?? last ?? 0)) ?? Data()
+    }
+}
+
+/// Descendants that leave their group and drop the token too (a daemon that clears its environment): a
+/// process that starts children only through `ChildRun` (fpbench: `reapOrphans()` in its `main`) becomes
+/// their reaper (`cfiles_become_subreaper`), so once their parent exits they become its children; when no
+/// child run is in flight, every child it has left is such an orphan, and is killed and reaped. (A process
+/// that also starts children of its own, such as a test runner, must not: they would look like orphans.)
+/// Children are started with PR_SET_PDEATHSIG, so a killed fpbench takes its running calls with it.
+public enum Orphans {
+    private static let state = Mutex((reaper: false, inFlight: 0))
+
+    /// Makes this process the reaper of its children's orphans, killed once no child run is in flight.
+    public static func reapOrphans() {
+        state.withLock { $0.reaper = cfiles_become_subreaper() == 0 }
+    }
+
+    static func starting() { state.withLock { $0.inFlight += 1 } }
+
+    static func ended() {
+        state.withLock {
+            $0.inFlight -= 1
+            guard $0.reaper, $0.inFlight == 0 else { return }
+            let me = getpid()
+            for pid in ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap({ pid_t($0) }) where parent(of: pid) == me {
+                Glibc.kill(pid, SIGKILL)
+                var status: Int32 = 0
+                waitpid(pid, &status, 0)
+            }
+        }
+    }
+
+    /// The parent of `pid`, from /proc/PID/stat ("N (name) state ppid ..."; the name may hold spaces).
+    static func parent(of pid: pid_t) -> pid_t? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? pid_t(fields[1]) : nil
     }
 }
 

@@ -64,7 +64,7 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
 
     /// Reads a configuration file.
     public static func load(_ path: String) throws -> ExternalAlgorithm {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = RegularFile.contents(path) else {
             throw ExternalCommandError(command: [path], reason: "no such configuration file")
         }
         do { return try ExternalAlgorithm(configuration: decodeStrictly(Configuration.self, from: data)) } catch let error as StrictDecodingError {

@@ -28,6 +28,9 @@ public struct OutsideSystem: Sendable {
         let settings = description.settings ?? []
         var changed = self, names: [String] = []
         for (name, text) in changes {
+            guard !names.contains(where: { $0.hasPrefix(name + "=") }) else {
+                throw SystemError(system: identifier, reason: "\(name) is set twice")
+            }
             guard let setting = settings.first(where: { $0.name == name }) else {
                 throw SystemError(system: identifier, reason: settings.isEmpty ? "it declares no settings" :
                                     "no setting '\(name)'; it takes \(settings.map(\.name).joined(separator: ", "))")
@@ -93,7 +96,7 @@ public struct OutsideSystem: Sendable {
     /// second process, another shard, never sees half an index).
     public func index(tracks: [String], audioSeconds: Double, state: URL, version: String) throws -> (record: IndexRecord, reused: Bool) {
         let recordFile = state.appendingPathComponent(Self.recordName)
-        if let data = FileManager.default.contents(atPath: recordFile.path),
+        if let data = RegularFile.contents(recordFile.path),
            let record = try? JSONDecoder().decode(IndexRecord.self, from: data), record.tracks == tracks, record.version == version {
             return (record, true)
         }

@@ -1,3 +1,4 @@
+import AudioIO
 import Fingerprinting
 import Foundation
 
@@ -46,7 +47,7 @@ public struct SystemDescription: Sendable, Codable, Equatable {
         public var source: String
 
         /// The value as the system is given it.
-        public func text(_ value: Double) -> String { integer ? String(Int(value)) : String(format: "%g", value) }
+        public func text(_ value: Double) -> String { exactText(value) }
 
         /// The value `text` asks for, or why it cannot be used.
         public func value(_ text: String) -> Result<Double, SystemError> {
@@ -54,6 +55,7 @@ public struct SystemDescription: Sendable, Codable, Equatable {
             guard let value = Double(text), value.isFinite else { return fail("'\(text)' is not a number") }
             guard value >= minimum, value <= maximum else { return fail("\(text) is outside \(self.text(minimum))-\(self.text(maximum))") }
             guard !integer || value == value.rounded() else { return fail("takes whole numbers, not \(text)") }
+            guard !integer || abs(value) < 1e15 else { return fail("takes whole numbers below 10^15, not \(text)") }
             return .success(value)
         }
     }
@@ -93,7 +95,7 @@ public struct SystemDescription: Sendable, Codable, Equatable {
 
     /// Reads a system file, naming the field that is wrong.
     public static func load(_ path: String) throws -> SystemDescription {
-        guard let data = FileManager.default.contents(atPath: path) else { throw SystemError(system: path, reason: "no such system file") }
+        guard let data = RegularFile.contents(path) else { throw SystemError(system: path, reason: "no such system file") }
         let description: SystemDescription
         do { description = try decodeStrictly(SystemDescription.self, from: data) } catch let error as StrictDecodingError {
             throw SystemError(system: path, reason: "broken system file: \(error.reason)")
@@ -124,6 +126,11 @@ public struct SystemDescription: Sendable, Codable, Equatable {
     var settingsProblem: String? {
         let all = settings ?? [], texts = index.command + query.command + (environment.map { Array($0.values) } ?? [])
         if Set(all.map(\.name)).count != all.count { return "settings: two have the same name" }
+        let known = Self.reservedPlaceholders.union(all.map(\.name))
+        if let unknown = texts.flatMap(Self.placeholders).first(where: { !known.contains($0) }) {
+            return "{\(unknown)} is no placeholder: fpbench fills \(Self.reservedPlaceholders.sorted().map { "{\($0)}" }.joined(separator: ", "))"
+                + (all.isEmpty ? "" : " and the settings' \(all.map { "{\($0.name)}" }.joined(separator: ", "))")
+        }
         for setting in all {
             let name = setting.name
             if name.isEmpty || !name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) { return "settings: '\(name)': letters, digits and _ only" }
@@ -141,7 +148,34 @@ public struct SystemDescription: Sendable, Codable, Equatable {
     static func expand(_ command: [String], _ values: [String: String], queries: [String] = []) -> [String] {
         command.flatMap { argument -> [String] in
             if argument == "{queries}" { return queries }
-            return [values.reduce(argument) { $0.replacingOccurrences(of: "{\($1.key)}", with: $1.value) }]
+            return [fill(argument, values)]
+        }
+    }
+
+    /// Every `{NAME}` that has a value replaced, in one pass from left to right: a value is never expanded again,
+    /// whatever the order of the dictionary.
+    static func fill(_ text: String, _ values: [String: String]) -> String {
+        var out = "", rest = Substring(text)
+        while let open = rest.firstIndex(of: "{") {
+            out += rest[..<open]
+            let after = rest[rest.index(after: open)...]
+            if let close = after.firstIndex(of: "}"), let value = values[String(after[..<close])] {
+                out += value
+                rest = after[after.index(after: close)...]
+            } else {
+                out += "{"
+                rest = after
+            }
+        }
+        return out + rest
+    }
+
+    /// The names written `{NAME}` (letters, digits and _) in `text`.
+    static func placeholders(in text: String) -> [String] {
+        text.split(separator: "{", omittingEmptySubsequences: false).dropFirst().compactMap { part in
+            guard let close = part.firstIndex(of: "}") else { return nil }
+            let name = part[..<close]
+            return !name.isEmpty && name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) ? String(name) : nil
         }
     }
 }

@@ -1,3 +1,4 @@
+import Degradation
 import Evaluation
 import Fingerprinting
 
@@ -8,6 +9,6 @@ extension ContentKeys {
     /// recordings its stages use.
     func query(_ test: TestDefinition, source: String, draw: Int, excerpt cut: Excerpt) -> String {
         let definition = Self.definition(test, fallback: test.id)
-        return "query|seed \(seed)|\(definition)|\(source)\(draw == 0 ? "" : "|draw \(draw)")|\(excerpt(cut))|\(recordings(test.recipe.recordings))"
+        return "query|seed \(seed)|\(definition)|\(source)\(draw == 0 ? "" : "|draw \(draw)")|\(excerpt(cut))|\(recordings(test.recipe.recordings))|degradations \(degradationRevision)"
     }
 }

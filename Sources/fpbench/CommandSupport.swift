@@ -36,6 +36,10 @@ func timeWindow(start: Double?, duration: Double?) throws -> TimeWindow? {
     }
 }
 
+/// A query is searched (`identify`) or compared (`compare`) on its first two minutes: an answer needs seconds,
+/// and verification grows with the query (panako@dense had not answered an hour-long query after 900 s).
+let longestQuery = 120.0
+
 /// Writes to a temporary file beside `path`, then renames it into place.
 func writeAtomically(_ data: Data, to path: String) throws {
     try data.write(to: URL(fileURLWithPath: path), options: .atomic)

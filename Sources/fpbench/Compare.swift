@@ -7,7 +7,8 @@ struct Compare: ParsableCommand {
         abstract: "Compare two audio files: the score, the algorithm's raw figure and the offset.",
         discussion: """
         The thesis's "compare two audio files": the query (the unknown recording) is fingerprinted and \
-        compared with the reference (the original). The score is in 0...1 (1 = identical); the offset is \
+        compared with the reference (the original); a query longer than 2 minutes is compared on its first 2, \
+        as `identify` searches. The score is in 0...1 (1 = identical); the offset is \
         where the query starts in the reference, in seconds.
 
         Example: fpbench compare -a afa-thesis query.wav reference.wav
@@ -24,7 +25,12 @@ struct Compare: ParsableCommand {
 
     func run() throws {
         let algorithm = try algorithm.resolve()
-        let queryWindow = try timeWindow(start: queryStart, duration: queryDuration)
+        var queryWindow = try timeWindow(start: queryStart, duration: queryDuration)
+        let queryLength = try reportingFailure(query) { try queryWindow?.duration ?? AudioReader.duration(query) }
+        if queryLength > longestQuery {
+            queryWindow = TimeWindow(start: queryWindow?.start ?? 0, duration: longestQuery)
+            Console.warning(String(format: "fpbench compare: the query is compared on its first %g s of %.1f s", longestQuery, queryLength))
+        }
         let referenceWindow = try timeWindow(start: referenceStart, duration: referenceDuration)
         let q = try reportingFailure(query) { try algorithm.fingerprint(file: query, window: queryWindow) }
         let r = try reportingFailure(reference) { try algorithm.fingerprint(file: reference, window: referenceWindow) }

@@ -29,7 +29,7 @@ struct CompareAlgorithms: ParsableCommand {
     func run() throws {
         let runResults: RunResults
         if let results {
-            guard let data = FileManager.default.contents(atPath: results) else { throw ValidationError("\(results): no such file") }
+            guard let data = RegularFile.contents(results) else { throw ValidationError("\(results): no such file") }
             try Report.refuseNewer(data, path: results)
             runResults = try validated { try RunResults.decode(data, path: results) }
             try Report.checkSeal(runResults, path: results)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioIO
 import Foundation
+import OutsidePrograms
 
 /// The tool's version, recorded in every result file.
 let fpbenchVersion = "0.1.0"
@@ -32,7 +33,7 @@ struct FPBench: ParsableCommand {
         Every command takes --help, with examples.
         """,
         version: fpbenchVersion,
-        subcommands: [Run.self, BenchmarkCommand.self, Merge.self, IndexCommand.self, Report.self, DatasetCommand.self, SweepCommand.self, CompareAlgorithms.self, Datasets.self, Info.self, Algorithms.self, FingerprintFile.self, Compare.self, Identify.self, Bench.self, Scale.self]
+        subcommands: [Run.self, BenchmarkCommand.self, Merge.self, IndexCommand.self, Report.self, DatasetCommand.self, SweepCommand.self, CompareAlgorithms.self, Datasets.self, Info.self, Degrade.self, Algorithms.self, FingerprintFile.self, Compare.self, Identify.self, Bench.self, Scale.self]
     )
 }
 
@@ -41,6 +42,7 @@ extension FPBench {
     /// that threw it (not the top level's), and a file that cannot be written (a full disk) is named with the
     /// system's reason instead of Foundation's raw error.
     static func main() {
+        Orphans.reapOrphans()  // every child fpbench starts is a ChildRun: an orphan left behind is a system's daemon
         var command: ParsableCommand
         do { command = try parseAsRoot() } catch { exit(withError: error) }
         do { try command.run() } catch let error as NSError where error.domain == NSCocoaErrorDomain {

@@ -5,10 +5,6 @@ import Fingerprinting
 import Foundation
 
 struct Identify: ParsableCommand {
-    /// A query is searched on its first two minutes: an answer needs seconds, and verification grows with the
-    /// query (panako@dense had not answered an hour-long query after 900 s).
-    static let longestQuery = 120.0
-
     static let configuration = CommandConfiguration(
         abstract: "Search a catalog of references for each query: ranked matches, or \"no match\".",
         discussion: """
@@ -94,8 +90,8 @@ struct Identify: ParsableCommand {
             defer { reporter.advance() }
             return Result { () -> (print: AnyFingerprint, matches: [Match]) in
                 let duration = try AudioReader.duration(queries[i])
-                let print = duration > Self.longestQuery
-                    ? try algorithm.fingerprint(file: queries[i], window: TimeWindow(start: 0, duration: Self.longestQuery), role: .query)
+                let print = duration > longestQuery
+                    ? try algorithm.fingerprint(file: queries[i], window: TimeWindow(start: 0, duration: longestQuery), role: .query)
                     : try algorithm.fingerprint(file: queries[i], role: .query)
                 return (print, try index.search(print, limit: limit, applyingThreshold: rule.threshold(for: print.duration) == nil))
             }
@@ -103,8 +99,8 @@ struct Identify: ParsableCommand {
         reporter.finish()
         for (path, answer) in zip(queries, answers) {
             print("\(path):")
-            if let duration = try? AudioReader.duration(path), duration > Self.longestQuery {
-                print(String(format: "  (searched on its first %g s of %.1f s)", Self.longestQuery, duration))
+            if let duration = try? AudioReader.duration(path), duration > longestQuery {
+                print(String(format: "  (searched on its first %g s of %.1f s)", longestQuery, duration))
             }
             do {
                 let (queryPrint, found) = try answer.get()

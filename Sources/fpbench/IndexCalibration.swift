@@ -19,7 +19,7 @@ extension IndexCommand {
         func validate() throws {
             guard (2...100_000).contains(negativesPerLength) else { throw ValidationError("--negatives-per-length must be 2 to 100,000, got \(negativesPerLength)") }
             guard falsePositiveRate > 0 && falsePositiveRate < 1 else { throw ValidationError("--false-positive-rate must be between 0 and 1, got \(falsePositiveRate)") }
-            guard !lengths.isEmpty, lengths.allSatisfy({ $0 > 0 && $0 <= 600 }) else { throw ValidationError("--lengths must be above 0 and at most 600 s") }
+            guard !lengths.isEmpty, lengths.allSatisfy(BenchmarkSpec.queryLengthRange.contains) else { throw ValidationError("--lengths: each must be \(BenchmarkSpec.queryLengthRangeText)") }
         }
 
         /// `catalog`'s calibration, or nil without --negatives; a negative that is a catalog file is refused,

@@ -37,7 +37,7 @@ struct Merge: ParsableCommand {
             ? ["results.json", "sweep.json"].map { URL(fileURLWithPath: path).appendingPathComponent($0).path }.first { FileManager.default.fileExists(atPath: $0) }
             : path
         guard let file else { throw ValidationError("\(path): a folder with neither results.json nor sweep.json; give a part's results.json or sweep.json") }
-        guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("\(file): cannot be read") }
+        guard let data = RegularFile.contents(file) else { throw ValidationError("\(file): cannot be read") }
         return (file, data)
     }
 

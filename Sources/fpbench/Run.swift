@@ -93,7 +93,7 @@ struct Report: ParsableCommand {
     @Option(help: "Output folder (default: the results file's folder).") var out: String?
 
     func run() throws {
-        guard let data = FileManager.default.contents(atPath: results) else { throw ValidationError("\(results): no such file") }
+        guard let data = RegularFile.contents(results) else { throw ValidationError("\(results): no such file") }
         let folder = out.map { URL(fileURLWithPath: $0) } ?? URL(fileURLWithPath: results).deletingLastPathComponent()
         let kind = try validated { try ResultsKind.of(data, path: results) }
         try Self.refuseNewer(data, path: results)
@@ -108,7 +108,7 @@ struct Report: ParsableCommand {
             let decoded = try validated { try BenchmarkResults.decode(data, path: results) }
             try Self.checkSeal(decoded, path: results)
             let costsFile = URL(fileURLWithPath: results).deletingLastPathComponent().appendingPathComponent("costs.json")
-            let costs = FileManager.default.contents(atPath: costsFile.path).flatMap { try? JSONDecoder().decode(BenchmarkCosts.self, from: $0) }
+            let costs = RegularFile.contents(costsFile.path).flatMap { try? JSONDecoder().decode(BenchmarkCosts.self, from: $0) }
             try BenchmarkReport.write(decoded, costs: costs, to: folder, includeResults: out != nil)
         case .suite:
             let decoded = try validated { try RunResults.decode(data, path: results) }

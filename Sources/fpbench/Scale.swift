@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioIO
 import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
@@ -46,7 +47,7 @@ struct Scale: ParsableCommand {
 
     func validate() throws {
         guard !hours.isEmpty, hours.allSatisfy({ $0 > 0 && $0 <= 100_000 }) else { throw ValidationError("--hours must be above 0 and at most 100,000") }
-        guard length > 0, length <= 60 else { throw ValidationError("--length must be above 0 and at most 60 s") }
+        guard length >= BenchmarkSpec.queryLengthRange.lowerBound, length <= 60 else { throw ValidationError("--length must be at least \(exactText(BenchmarkSpec.queryLengthRange.lowerBound)) s and at most 60 s") }
         guard (1...10_000).contains(slices) else { throw ValidationError("--slices must be 1 to 10,000") }
         guard (1...100_000).contains(queries), (2...100_000).contains(negatives) else { throw ValidationError("--queries must be 1 to 100,000 and --negatives 2 to 100,000") }
         _ = try degradedConditions()

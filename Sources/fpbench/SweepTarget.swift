@@ -16,7 +16,7 @@ extension SweepCommand {
         @Option(help: "With --benchmark: negative queries per length, half to calibrate the threshold, half held out (default \(BenchmarkSpec().negativesPerLength), the benchmark's).") var negatives: Int?
 
         func configuration(_ options: RunOptions, algorithms: [String]) throws -> BenchmarkConfiguration {
-            guard length > 0 && length <= 600 else { throw ValidationError("--length must be above 0 and at most 600 s") }
+            guard BenchmarkSpec.queryLengthRange.contains(length) else { throw ValidationError("--length must be \(BenchmarkSpec.queryLengthRangeText)") }
             var spec = BenchmarkSpec()
             spec.queryLengths = [length]
             if let queries { spec.queriesPerLength = queries }

@@ -55,6 +55,11 @@ public struct SimulatedRoom: Degradation {
         var sabine = stage.rt60 / 1.4, best: (room: ShoeboxRoom, measured: Double)?
         for _ in 0..<8 {
             guard let room = ShoeboxRoom(size: stage.size, rt60: sabine) else { break }
+            guard room.imageCount <= ShoeboxRoom.imageLimit else {
+                throw RoomError(description: String(format: "room: a %g × %g × %g m room reverberating for %g s needs %.0f million image sources, "
+                                                    + "more than the %.0f million (about 0.8 GB) the model holds; make the room larger or the time shorter",
+                                                    stage.size.x, stage.size.y, stage.size.z, stage.rt60, room.imageCount / 1e6, ShoeboxRoom.imageLimit / 1e6))
+            }
             let measured = ShoeboxRoom.reverberationTime(room.impulseResponse(source: source, microphone: microphone, sampleRate: Self.solvingRate),
                                                          sampleRate: Self.solvingRate)
             if best == nil || abs(measured - stage.rt60) < abs(best!.measured - stage.rt60) { best = (room, measured) }

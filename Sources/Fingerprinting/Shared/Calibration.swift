@@ -138,7 +138,8 @@ public struct Calibration: Codable, Sendable, Equatable {
     /// The fewest calibration scores with which the target can be held at `confidence` at all: below it, even a
     /// threshold no calibration score exceeds is not sure enough (230 at 1 % and 90 %).
     public static func fewestToBeSure(target: Double, confidence: Double) -> Int {
-        Int((log(1 - confidence) / log1p(-target)).rounded(.up))
+        let needed = (log(1 - confidence) / log1p(-target)).rounded(.up)
+        return needed < Double(Int.max / 2) ? Int(needed) : Int.max / 2  // a vanishing target: more than any run has
     }
 
     /// The warning for a length calibrated on too few scores to hold the target at its confidence, or nil.

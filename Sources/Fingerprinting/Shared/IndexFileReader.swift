@@ -1,3 +1,4 @@
+import AudioIO
 import Foundation
 
 extension IndexFile {
@@ -19,8 +20,8 @@ extension IndexFile {
         public init(path: String) throws {
             self.path = path
             func fail(_ reason: String) -> Error { IndexFileError(path: path, reason: reason) }
-            let fd = open(path, O_RDONLY)
-            guard fd >= 0 else { throw fail(String(cString: strerror(errno))) }
+            let fd = RegularFile.openForReading(path)
+            guard fd >= 0 else { throw fail(errno == EINVAL ? "not a regular file" : String(cString: strerror(errno))) }
             defer { close(fd) }
             var status = stat()
             guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw fail("not a regular file") }

@@ -38,6 +38,7 @@ public struct Panako: FramedFingerprinting, Parameterized {
         /// Why these values cannot run (nil: they can); checked before a variant is made.
         public var problem: String? {
             if let bad = frameProblem(frameSize: fftSize, hop: hop) { return bad }
+            if lowestFrequency < sampleRate / Double(fftSize) { return "lowestFrequency at least one FFT bin (\(sampleRate / Double(fftSize)) Hz)" }
             if !(lowestFrequency > 0 && bandsPerOctave >= 1 && octaves >= 1 && highestFrequency <= sampleRate / 2) {
                 return "lowestFrequency · 2^octaves must stay below Nyquist, with at least 1 band per octave"
             }
@@ -46,7 +47,9 @@ public struct Panako: FramedFingerprinting, Parameterized {
             if !(0...maximumFrequencyDelta).contains(minimumFrequencyDelta) || maximumFrequencyDelta > 255 { return "0 <= minimumFrequencyDelta <= maximumFrequencyDelta <= 255 (6 bits of df / 4)" }
             if peakBinRadius > bandCount || peakFrameRadius > 1000 || !(0...63).contains(hashRange) { return "peakBinRadius <= bins, peakFrameRadius <= 1,000, hashRange 0-63" }
             if minimumHits < 1 || minimumAlignedHits < 1 || lineTolerance < 0 { return "minimumHits and minimumAlignedHits at least 1, lineTolerance at least 0" }
-            if !(minimumTimeFactor > 0 && minimumTimeFactor <= 1 && maximumTimeFactor >= 1) { return "0 < minimumTimeFactor <= 1 <= maximumTimeFactor" }
+            if !(minimumTimeFactor >= 0.5 && minimumTimeFactor <= 1 && maximumTimeFactor >= 1 && maximumTimeFactor <= 2) {
+                return "0.5 <= minimumTimeFactor <= 1 <= maximumTimeFactor <= 2 (half to twice the speed; each factor more is a search of its own)"
+            }
             if let bad = KeyCounts.limitProblem(commonHashLimit) { return bad }
             return nil
         }

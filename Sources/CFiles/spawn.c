@@ -1,0 +1,54 @@
+#define _GNU_SOURCE
+#include "CFiles.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int open_onto(const char *path, int flags, int target) {
+    int fd = open(path, flags, 0600);
+    if (fd < 0) return -1;
+    if (fd != target) {
+        if (dup2(fd, target) < 0) return -1;
+        close(fd);
+    }
+    return 0;
+}
+
+pid_t cfiles_spawn(const char *path, char *const argv[], char *const envp[], const char *out, const char *err, int *error) {
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) { *error = errno; return -1; }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) { *error = errno; close(report[0]); close(report[1]); return -1; }
+    if (pid == 0) {
+        // Only async-signal-safe calls from here to execve.
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(127);  // the parent died before the line above
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        if (open_onto("/dev/null", O_RDONLY, 0) == 0 && open_onto(out, O_WRONLY | O_CREAT | O_TRUNC, 1) == 0
+            && open_onto(err, O_WRONLY | O_CREAT | O_TRUNC, 2) == 0) execve(path, argv, envp);
+        int e = errno;
+        (void)!write(report[1], &e, sizeof e);
+        _exit(127);
+    }
+    close(report[1]);
+    int e = 0;
+    ssize_t n;
+    do { n = read(report[0], &e, sizeof e); } while (n < 0 && errno == EINTR);
+    close(report[0]);
+    if (n == (ssize_t)sizeof e) {  // exec failed: the child is gone; reap it
+        int status;
+        waitpid(pid, &status, 0);
+        *error = e;
+        return -1;
+    }
+    return pid;
+}
+
+int cfiles_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1); }
