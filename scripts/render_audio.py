@@ -95,7 +95,8 @@ def timidity_config(sound_set, patches):
     """The configuration text a render gives TiMidity++: the patch set's own file with its `dir` pointed at the
     unpacked archive, then bank 0 again with each substitute program played by the patch of the one it names."""
     with open(os.path.join(patches, sound_set["config"])) as f:
-        lines = [l for l in f.read().splitlines() if not l.startswith("dir ")]
+        # `dir` is ours; `source FILE|` and any other line with a pipe would have TiMidity++ run a command through sh.
+        lines = [l for l in f.read().splitlines() if not l.startswith("dir ") and "|" not in l]
     patches_of = patch_map(lines)
     extra = ["", "# substitutes: programs this patch set lacks, played with a patch of the same family"]
     for program, played_by in sorted((int(p), q) for p, q in sound_set.get("substitutes", {}).items()):

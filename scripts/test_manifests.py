@@ -89,5 +89,53 @@ class HostileManifests(unittest.TestCase):
     def test_a_file_whose_checksum_differs_is_not_written(self):
         self.assertRefused(self.hostile(lambda m: m["files"][0].update(sha256="0" * 64)), "SHA-256", "not written")
 
+    def test_a_pypi_archive_is_a_wheel_checked_by_pip_before_it_is_kept(self):
+        # pycrypto 2.6.1 exists only as a source distribution, whose setup.py pip would run to read its metadata.
+        def change(m):
+            m["archives"][0].update(package="pycrypto", version="2.6.1", file="pycrypto-2.6.1.tar.gz", sha256="0" * 64)
+        self.assertRefused(self.hostile(change), "could not download pycrypto")
+        # The right name and version with another checksum: pip's hash check refuses the download itself.
+        os.remove(os.path.join(self.work, "data", "cache", self.wheel))
+        self.assertRefused(self.hostile(lambda m: m["archives"][0].update(sha256="1" * 64)), "could not download")
+        self.assertFalse(os.path.exists(os.path.join(self.work, "data", "cache", self.wheel)))
+
+    def test_a_folder_link_planted_in_audio_is_refused(self):
+        outside = os.path.join(self.work, "outside")
+        os.makedirs(outside)
+        os.makedirs(os.path.join(self.work, "data", "set", "audio"))
+        os.symlink(outside, os.path.join(self.work, "data", "set", "audio", "birds"))
+        code, err, _ = self.fetch(self.hostile(lambda m: None))
+        self.assertNotEqual(code, 0, err)
+        self.assertIn("a link that leads outside", err)
+        self.assertEqual(os.listdir(outside), [])
+
+    def test_a_planted_part_link_is_removed_not_written_through(self):
+        victim = os.path.join(self.work, "victim")
+        with open(victim, "w") as f:
+            f.write("keep me")
+        birds = os.path.join(self.work, "data", "set", "audio", "birds")
+        os.makedirs(birds)
+        os.symlink(victim, os.path.join(birds, "finch-348.wav.part"))
+        code, err, written = self.fetch(self.hostile(lambda m: None))
+        self.assertEqual(code, 0, err)
+        with open(victim) as f:
+            self.assertEqual(f.read(), "keep me")
+        self.assertFalse(os.path.islink(os.path.join(birds, "finch-348.wav")))
+
+    def test_a_trailing_slash_and_a_file_folder_clash_are_refused_by_name(self):
+        self.assertRefused(self.hostile(lambda m: m["files"][0].update(path="birds/")), "'birds/'")
+        def clash(m):
+            m["files"].append(dict(m["files"][0], path=m["files"][0]["path"] + "/inner.wav"))
+        self.assertRefused(self.hostile(clash), "is named twice, or is also the folder of")
+
+    def test_a_timidity_configuration_never_runs_a_command(self):
+        sys.path.insert(0, SCRIPTS)
+        from render_audio import timidity_config
+        with open(os.path.join(self.work, "timidity.cfg"), "w") as f:
+            f.write(f"dir /x\nsource /bin/touch {self.marker}|\nbank 0\n0 piano.pat\nopt |sh\n")
+        text = timidity_config({"config": "timidity.cfg", "patchFolder": "p", "archive": "a"}, self.work)
+        self.assertNotIn("|", text)
+        self.assertIn("0 piano.pat", text)
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
