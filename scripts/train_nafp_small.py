@@ -179,8 +179,12 @@ class Tracks:
     """Every track's clean and degraded copies in memory (16-bit), split by package into training and validation."""
     def __init__(self, data, limit=None):
         self.train, self.valid = [], []
+        self.missing = 0
         for archive, path in training_tracks()[:limit]:
             stem = os.path.join(data, path.rsplit(".", 1)[0])
+            if not all(os.path.exists(f"{stem}.{k}.wav") for k in ["clean", *range(COPIES)]):
+                self.missing += 1  # not prepared (yet): a pilot may start on the tracks that are
+                continue
             clean = read_wav(stem + ".clean.wav")
             copies = [read_wav(f"{stem}.{k}.wav") for k in range(COPIES)]
             n = min(len(clean), *(len(c) for c in copies))
@@ -239,7 +243,7 @@ def train(args):
     tracks = Tracks(os.path.join(ROOT, args.data))
     model = Encoder()
     print(f"train: {sum(p.numel() for p in model.parameters())} parameters; {len(tracks.train)} training tracks "
-          f"({sum(len(t[0]) for t in tracks.train) / RATE / 3600:.2f} h), {len(tracks.valid)} validation", flush=True)
+          f"({sum(len(t[0]) for t in tracks.train) / RATE / 3600:.2f} h), {len(tracks.valid)} validation, {tracks.missing} not prepared", flush=True)
     steps_per_epoch = int(sum(len(t[0]) for t in tracks.train) / (HOP_SECONDS * RATE) / args.batch)
     total = steps_per_epoch * args.epochs
     optimiser = torch.optim.Adam(model.parameters(), lr=args.lr)
@@ -260,6 +264,11 @@ def train(args):
             loss = nt_xent(model(a), model(p))
             optimiser.zero_grad(); loss.backward(); optimiser.step(); schedule.step(); step += 1
             losses.append(loss.item())
+            if args.validate_every and step % args.validate_every == 0:
+                record = {"epoch": epoch + 1, "step": step, "loss": float(np.mean(losses[-args.validate_every:])),
+                          "valid_top1": validate(model, tracks, np.random.default_rng(7)), "seconds": round(time.time() - began)}
+                print("train:", json.dumps(record), flush=True)
+                open(log, "a").write(json.dumps(record) + "\n")
             if len(losses) % 50 == 0:
                 print(f"  epoch {epoch + 1} step {len(losses)}/{steps_per_epoch} loss {np.mean(losses[-50:]):.3f} "
                       f"({time.time() - began:.0f} s)", flush=True)
@@ -299,6 +308,7 @@ def main():
     t.add_argument("--epochs", type=int, default=30); t.add_argument("--minutes", type=float, default=0)
     t.add_argument("--batch", type=int, default=120, help="pairs per batch (NAFP: 120)"); t.add_argument("--lr", type=float, default=1e-3)
     t.add_argument("--seed", type=int, default=2021)
+    t.add_argument("--validate-every", type=int, default=0, help="also validate every N steps (the pilot's curve)")
     sub.add_parser("smoke")
     args = ap.parse_args()
     {"prepare": prepare, "train": train, "smoke": smoke}[args.command](args)

@@ -33,6 +33,13 @@ public struct Benchmark {
         let drawn = BenchmarkPlan.draw(spec: c.spec, tracks: catalog.tracks, durations: catalog.durations,
                                          negatives: catalog.negatives, negativeDurations: catalog.negativeDurations,
                                          crossCheck: catalog.crossCheck, crossCheckDurations: catalog.crossCheckDurations, seed: c.seed)
+        let uncut = c.spec.queryLengths.filter { length in !drawn.contains { !$0.negative && $0.length == length } || !drawn.contains { $0.negative && $0.half != .crossCheck && $0.length == length } }
+        guard uncut.isEmpty else {
+            throw DatasetError(path: c.dataset.manifestPath, reason: "no query or no negative query of "
+                               + uncut.map { "\(exactText($0)) s" }.joined(separator: ", ")
+                               + " can be cut: every catalog track or negative recording is shorter (the longest track \(String(format: "%.1f", catalog.durations.max() ?? 0)) s, "
+                               + "the longest negative \(String(format: "%.1f", catalog.negativeDurations.max() ?? 0)) s); choose shorter queryLengths")
+        }
         let (conditions, recordings) = try usableConditions(&skipped)
         let stageContext = StageContext(recordings: recordings.audio)  // a condition runs whole or not at all
         guard !conditions.isEmpty else {
@@ -93,6 +100,14 @@ public struct Benchmark {
         let c = configuration
         guard let section = c.dataset.manifest.catalog, !section.tracks.isEmpty else {
             throw DatasetError(path: c.dataset.manifestPath, reason: "no catalog section: the benchmark needs whole tracks. " + Dataset.catalogHelp)
+        }
+        if let twice = Dictionary(grouping: section.tracks, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+            throw DatasetError(path: c.dataset.manifestPath, reason: "catalog track \(twice) is listed twice: its queries would have two right answers")
+        }
+        let byContent = Dictionary(grouping: section.tracks.filter { c.dataset.recordedSHA256($0) != nil }, by: { c.dataset.recordedSHA256($0)! })
+        for same in byContent.values where same.count > 1 {
+            Console.warning("catalog tracks \(same.joined(separator: " and ")) are the same audio (one SHA-256): a query cut from one is scored "
+                            + "\"wrong recording\" when another is answered; keep one of them")
         }
         let (tracks, durations) = indexer.readable(section.tracks, failures: &failures)
         let (negatives, negativeDurations) = indexer.readable(section.negatives, failures: &failures)

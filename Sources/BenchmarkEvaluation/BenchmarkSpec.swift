@@ -1,3 +1,4 @@
+import AudioIO
 import Degradation
 import DSP
 import Evaluation
@@ -136,6 +137,9 @@ public struct BenchmarkSpec: Sendable, Codable, Equatable {
         // Half calibrate each threshold, half measure it held out: fewer than 2 leaves a threshold calibrated on nothing.
         if !(2...100_000).contains(negativesPerLength) { throw fail("negativesPerLength: 2 to 100,000 (half calibrate the threshold, half measure it)") }
         if conditions.isEmpty { throw fail("conditions: at least one") }
+        if let unsafe = conditions.first(where: { !SafeName.check($0.id) }) {
+            throw fail("conditions: id '\(unsafe.id)' is not a safe file name (\(SafeName.rule)): it names the condition's files")
+        }
         if let twice = Dictionary(grouping: conditions, by: \.id).first(where: { $0.value.count > 1 })?.key {
             throw fail("conditions: id '\(twice)' appears twice")
         }

@@ -1,3 +1,4 @@
+import AudioIO
 import Evaluation
 import Foundation
 
@@ -34,6 +35,7 @@ public enum OutputFolder {
         let lockFile = folder.appendingPathComponent(lock)
         try acquire(lockFile, folder: folder.path)
         defer { try? fm.removeItem(at: lockFile) }
+        try refuseForeignReports(in: folder)
         removeStaleTemporaries(in: folder, olderThan: 0)
         let marker = folder.appendingPathComponent(Self.marker)
         try Data("Written by fpbench (process \(getpid())) and not finished; the files beside this one may mix two runs.\n".utf8)
@@ -41,6 +43,23 @@ public enum OutputFolder {
         let result = try body(Held(folder))
         try fm.removeItem(at: marker)
         return result
+    }
+
+    /// A report file of the names fpbench writes that fpbench did not write (every summary, sweep page and report
+    /// page it writes names it): a user's own notes in a folder given as --out are never written over.
+    public struct Foreign: Error, CustomStringConvertible {
+        public var file: String
+        public var description: String { "\(file) was not written by fpbench and would be replaced: choose another --out, or move it" }
+    }
+
+    static let reportNames = ["summary.md", "sweep.md", "report.html"]
+
+    private static func refuseForeignReports(in folder: URL) throws {
+        for name in reportNames {
+            let file = folder.appendingPathComponent(name)
+            guard let data = RegularFile.contents(file.path) ?? (FileManager.default.fileExists(atPath: file.path) ? Data() : nil) else { continue }
+            if data.range(of: Data("fpbench".utf8)) == nil { throw Foreign(file: file.path) }
+        }
     }
 
     /// Creates the lock file exclusively; a lock whose process is gone is stale and taken over.

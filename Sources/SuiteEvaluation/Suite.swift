@@ -1,3 +1,4 @@
+import AudioIO
 import Degradation
 import Evaluation
 import Fingerprinting
@@ -39,9 +40,8 @@ public struct TestDefinition: Sendable, Codable, Equatable {
                 "unknown kind '\(kind)'; known: \(QueryRecipes.all.map { $0.kind }.joined(separator: ", "))")
         }
         recipe = try recipeType.init(from: decoder)
-        guard id.range(of: #"^[A-Za-z0-9][A-Za-z0-9._-]*$"#, options: .regularExpression) != nil, id.count <= 100 else {
-            throw DecodingError.dataCorruptedError(forKey: .id, in: c, debugDescription:
-                "'\(id)' is not a safe file name (letters, digits, '.', '_', '-'; not starting with '.' or '-')")
+        guard SafeName.check(id) else {
+            throw DecodingError.dataCorruptedError(forKey: .id, in: c, debugDescription: "'\(id)' is not a safe file name (\(SafeName.rule))")
         }
         guard queryDuration > 0 && queryDuration <= 600 else {
             throw DecodingError.dataCorruptedError(forKey: .queryDuration, in: c, debugDescription: "must be above 0 and at most 600 s, got \(queryDuration)")
@@ -97,9 +97,15 @@ public struct Suite: Sendable, Codable, Equatable {
                        recipe: RerecordedPlayback(playback: .phone)),
     ])
 
+    /// The most tests a suite file may hold: about 0.7 GB of queries and matrices at the suite's sizes.
+    public static let maximumTests = 1000
+
     /// Reads a suite file; resolves `extends: "thesis"`; test ids must be unique.
     public static func load(_ path: String) throws -> Suite {
         var suite = try decodeStrictly(Suite.self, path: path, missing: "no such suite file", broken: "broken suite file")
+        if suite.tests.count > maximumTests {
+            throw DatasetError(path: path, reason: "\(suite.tests.count) tests; a suite holds at most \(maximumTests) (each keeps its queries' audio and matrices in memory, about 0.7 MB)")
+        }
         if let twice = Dictionary(grouping: suite.tests, by: \.id).first(where: { $0.value.count > 1 })?.key {
             throw DatasetError(path: path, reason: "test id '\(twice)' appears twice (each test writes its own matrix files)")
         }

@@ -70,13 +70,17 @@ struct Report: ParsableCommand {
           fpbench report Reports/sweep-noise/sweep.json
         """)
 
-    /// A results file whose content no longer matches its seal is refused; one written before results were
-    /// sealed is read with a warning that its figures cannot be checked.
-    static func checkSeal<R: ShardedResults>(_ results: R, path: String) throws {
+    /// A results file whose content no longer matches its seal is refused, and so is one without a seal (a deleted
+    /// seal would otherwise pass an edited file), unless `acceptingUnsealed` (a file written before fpbench sealed
+    /// its results), then with a warning that its figures cannot be checked.
+    static func checkSeal<R: ShardedResults>(_ results: R, path: String, acceptingUnsealed: Bool = false) throws {
         if let broken = results.brokenSeal { throw ValidationError("\(path): \(broken)") }
-        if results.unsealed {
-            Console.warning("\(path) carries no seal (written before fpbench sealed its results): its figures cannot be checked")
+        guard results.unsealed else { return }
+        guard acceptingUnsealed else {
+            throw ValidationError("\(path) carries no seal, so its figures cannot be checked; if fpbench wrote it before it sealed its results, "
+                                  + "read it with `fpbench report --unsealed`")
         }
+        Console.warning("\(path) carries no seal (written before fpbench sealed its results): its figures cannot be checked")
     }
 
     /// A file written by a later fpbench (its `tool` or `tool.version`) may mean other things by the same fields: refused.
@@ -91,6 +95,7 @@ struct Report: ParsableCommand {
 
     @Argument(help: "A results.json written by `fpbench run` or `fpbench benchmark`, or a sweep.json.") var results: String
     @Option(help: "Output folder (default: the results file's folder).") var out: String?
+    @Flag(help: "Read a results file that carries no seal (one fpbench wrote before it sealed its results), with a warning.") var unsealed = false
 
     func run() throws {
         guard let data = RegularFile.contents(results) else { throw ValidationError("\(results): no such file") }
@@ -100,19 +105,19 @@ struct Report: ParsableCommand {
         switch kind {
         case .sweep:
             let record = try validated { try SweepRecord.decode(data, path: results) }
-            try Self.checkSeal(record, path: results)
+            try Self.checkSeal(record, path: results, acceptingUnsealed: unsealed)
             try SweepReport.write(record, to: folder)
             print(folder.appendingPathComponent("sweep.md").path)
             return
         case .benchmark:
             let decoded = try validated { try BenchmarkResults.decode(data, path: results) }
-            try Self.checkSeal(decoded, path: results)
+            try Self.checkSeal(decoded, path: results, acceptingUnsealed: unsealed)
             let costsFile = URL(fileURLWithPath: results).deletingLastPathComponent().appendingPathComponent("costs.json")
             let costs = RegularFile.contents(costsFile.path).flatMap { try? JSONDecoder().decode(BenchmarkCosts.self, from: $0) }
             try BenchmarkReport.write(decoded, costs: costs, to: folder, includeResults: out != nil)
         case .suite:
             let decoded = try validated { try RunResults.decode(data, path: results) }
-            try Self.checkSeal(decoded, path: results)
+            try Self.checkSeal(decoded, path: results, acceptingUnsealed: unsealed)
             try ReportWriter.write(decoded, to: folder, includeResults: out != nil)
         }
         print(folder.appendingPathComponent("summary.md").path)

@@ -340,7 +340,11 @@ final class CommandLineTests: XCTestCase {
         object["seal"] = nil
         let unsealed = temporaryFolder().appendingPathComponent("results.json")
         try JSONSerialization.data(withJSONObject: object).write(to: unsealed)
-        let old = try fpbench(["report", unsealed.path])
+        // A deleted seal is refused (an edited file would pass otherwise); an old file is read when asked for.
+        let refused = try fpbench(["report", unsealed.path])
+        XCTAssertEqual(refused.status, 64, refused.errors)
+        XCTAssertTrue(refused.errors.contains("carries no seal") && refused.errors.contains("--unsealed"), refused.errors)
+        let old = try fpbench(["report", unsealed.path, "--unsealed"])
         XCTAssertEqual(old.status, 0, old.errors)
         XCTAssertTrue(old.errors.contains("carries no seal"), old.errors)
     }

@@ -5,6 +5,7 @@ import Evaluation
 import Fingerprinting
 import Foundation
 @testable import OutsidePrograms
+import SuiteEvaluation
 import Testing
 
 /// The fifth retest's reproductions (issue 58), each failing on 7119f01: a number a file admits never traps,
@@ -180,5 +181,51 @@ import Testing
         let keys = ContentKeys(dataset: dataset, seed: 1)
         let query = BenchmarkQuery(id: "q", length: 1, file: "a.wav", start: 0, negative: false)
         #expect(keys.benchmarkQuery(query, condition: BenchmarkSpec.standardConditions[1], seed: 1).hasSuffix("|degradations \(degradationRevision)"))
+    }
+
+    /// 2: a benchmark condition's id names files, so it is a safe name as a suite test's is; 11: a suite holds a
+    /// bounded number of tests.
+    @Test func conditionIdsAreSafeNamesAndSuitesAreBounded() throws {
+        var spec = BenchmarkSpec()
+        for id in ["../../../../../ESCAPED-cond", "../../evil", "-x", ".hidden", "a/b"] {
+            spec.conditions = [BenchmarkCondition(id: id, title: "x")]
+            #expect { try spec.validate(path: "spec.json") } throws: { "\($0)".contains("is not a safe file name") }
+        }
+        let file = temporaryFolder().appendingPathComponent("suite.json")
+        let tests = (0...SuiteEvaluation.Suite.maximumTests).map { #"{"id": "t\#($0)", "title": "t", "kind": "cropping"}"# }.joined(separator: ",")
+        try Data(#"{"name": "big", "tests": [\#(tests)]}"#.utf8).write(to: file)
+        #expect { try SuiteEvaluation.Suite.load(file.path) } throws: { "\($0)".contains("a suite holds at most \(SuiteEvaluation.Suite.maximumTests)") }
+    }
+
+    /// 15: the smaller cases, each named: a huge whole number in a file, a seed that is not whole, a named
+    /// variant changed as `--set` names it, one byte appended to an index file, a user's own summary.md in --out,
+    /// and query lengths no track is long enough for.
+    @Test func theSmallerCasesAreNamed() throws {
+        let folder = temporaryFolder()
+        let suite = folder.appendingPathComponent("s.json")
+        try Data(#"{"name": "x", "tests": [{"id": "t2", "title": "t", "kind": "different-recording", "alternate": 1e30}]}"#.utf8).write(to: suite)
+        #expect { try SuiteEvaluation.Suite.load(suite.path) } throws: { "\($0)".contains("tests[0].alternate: 1e+30 is too large for a whole number") }
+        #expect { try JSONDecoder().decode(StageSpec.self, from: Data(#"{"room": {"seed": 1.5}}"#.utf8)) } throws: { "\($0)".contains("whole number") }
+        let changed = try AlgorithmRegistry.algorithm("constellation@large@fanOut=5")
+        #expect(changed.identifier == "constellation@large@fanOut=5")
+
+        let index = folder.appendingPathComponent("t.fpindex").path, drascula = repositoryRoot.appendingPathComponent("Datasets/catalog-ci/audio/drascula").path
+        #expect(try runFPBench(["index", "build", "-a", "constellation", "--catalog", drascula, "--out", index]).status == 0)
+        #expect(try runFPBench(["index", "verify", index]).status == 0)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: index))
+        try handle.seekToEnd(); try handle.write(contentsOf: Data([0x78])); try handle.close()
+        let verify = try runFPBench(["index", "verify", index])
+        #expect(verify.status != 0 && verify.errors.contains("1 bytes after its last section"), "\(verify.errors)")
+
+        let out = folder.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        try Data("my own notes\n".utf8).write(to: out.appendingPathComponent("summary.md"))
+        let run = try runFPBench(["benchmark", "--dataset", "catalog-ci", "--algorithms", "constellation", "--lengths", "5", "--queries", "2",
+                                  "--negatives", "4", "--conditions", "clean", "--no-cache", "--out", out.path])
+        #expect(run.status != 0 && run.errors.contains("was not written by fpbench"), "\(run.errors)")
+        #expect(try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8) == "my own notes\n")
+        let long = try runFPBench(["benchmark", "--dataset", "catalog-ci", "--algorithms", "constellation", "--lengths", "500", "--no-cache",
+                                   "--out", folder.appendingPathComponent("long").path])
+        #expect(long.status != 0 && long.errors.contains("no query or no negative query of 500 s can be cut"), "\(long.errors)")
     }
 }

@@ -25,7 +25,7 @@ public struct RoomStage: StageUnit, Hashable {
         let f = try decoder.stageFields()
         self.init(rt60: try f.number("rt60", in: 0.05...5, or: 0.5), distance: try f.number("distance", in: 0.1...50, or: 1.5),
                   size: [try f.number("width", in: 1.5...100, or: 5), try f.number("depth", in: 1.5...100, or: 4), try f.number("height", in: 1.5...30, or: 2.6)],
-                  seed: try f.number("seed", in: 0...1e9, or: 1))
+                  seed: try f.wholeNumber("seed", in: 0...1e9, or: 1))
     }
 
     public func encode(to encoder: Encoder) throws {

@@ -133,6 +133,14 @@ extension KeyedDecodingContainer where Key == StageFields {
         }
         return value
     }
+    /// A whole-number field within `range`: 1.5 is refused, never truncated.
+    func wholeNumber(_ name: String, in range: ClosedRange<Double>, or fallback: Double? = nil) throws -> Double {
+        let value = try number(name, in: range, or: fallback)
+        guard value == value.rounded() else {
+            throw DecodingError.dataCorruptedError(forKey: StageFields(name), in: self, debugDescription: "must be a whole number, got \(value)")
+        }
+        return value
+    }
     func has(_ name: String) -> Bool { contains(StageFields(name)) }
 }
 

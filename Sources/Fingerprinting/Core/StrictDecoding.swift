@@ -31,7 +31,9 @@ func unknownFields(in input: Any, known: Any, path: String = "", otherReaders: S
 public func decodeStrictly<T: Codable>(_ type: T.Type, from data: Data, otherReaders: Set<String> = []) throws -> T {
     let value: T
     do { value = try JSONDecoder().decode(T.self, from: data) } catch let error as DecodingError {
-        throw StrictDecodingError(reason: syntaxError(in: data) ?? explain(error))
+        var topLevel = false
+        if case .dataCorrupted(let context) = error { topLevel = context.codingPath.isEmpty }
+        throw StrictDecodingError(reason: syntaxError(in: data) ?? (topLevel ? hugeNumber(in: data) : nil) ?? explain(error))
     }
     if let input = try? JSONSerialization.jsonObject(with: data),
        let known = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) {
@@ -56,6 +58,21 @@ func syntaxError(in data: Data) -> String? {
         let column = offset - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
         return "not valid JSON at line \(line), column \(column) (\(said))"
     }
+}
+
+/// A number in valid JSON that no field of a whole-number type can hold (Foundation's decoder calls the whole
+/// text "not valid JSON" then), named by its path; nil when there is none.
+func hugeNumber(in data: Data) -> String? {
+    func find(_ value: Any, _ path: String) -> String? {
+        switch value {
+        case let object as [String: Any]: return object.keys.sorted().lazy.compactMap { find(object[$0]!, path.isEmpty ? $0 : "\(path).\($0)") }.first
+        case let array as [Any]: return array.enumerated().lazy.compactMap { find($1, "\(path)[\($0)]") }.first
+        case let number as NSNumber where !(number is Bool) && abs(number.doubleValue) >= 9.2e18:
+            return "\(path.isEmpty ? "the value" : path): \(number) is too large for a whole number (at most 9,223,372,036,854,775,807)"
+        default: return nil
+        }
+    }
+    return (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])).flatMap { find($0, "") }
 }
 
 public struct StrictDecodingError: Error, CustomStringConvertible {

@@ -91,19 +91,27 @@ extension AlgorithmRegistry {
     /// An identifier with its variant part: "constellation@fanOut=5,sampleRate=22050" or "constellation@birdsong".
     public static func parseVariant(_ identifier: String) throws -> (base: String, values: [(name: String, value: String)])? {
         guard let at = identifier.firstIndex(of: "@") else { return nil }
-        let base = String(identifier[..<at]), rest = String(identifier[identifier.index(after: at)...])
-        if let named = namedVariants.first(where: { $0.base == base && $0.name == rest }) { return (base, named.values) }
-        let values = try rest.split(separator: ",", omittingEmptySubsequences: false).map { pair -> (name: String, value: String) in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                let named = namedVariants.filter { $0.base == base }.map(\.identifier)
-                throw VariantError(description: "'\(identifier)': after '@' comes NAME=VALUE[,NAME=VALUE...]"
-                                   + (named.isEmpty ? "" : " or a named variant (\(named.joined(separator: ", ")))"))
+        let base = String(identifier[..<at])
+        // "constellation@large@fanOut=5", as `--set` names a changed named variant: the named values, then the changes.
+        var values: [(name: String, value: String)] = []
+        for (i, part) in identifier[identifier.index(after: at)...].split(separator: "@", omittingEmptySubsequences: false).enumerated() {
+            if i == 0, let named = namedVariants.first(where: { $0.base == base && $0.name == part }) {
+                values = named.values
+                continue
             }
-            return (parts[0], parts[1])
-        }
-        if let twice = Dictionary(grouping: values, by: \.name).first(where: { $0.value.count > 1 })?.key {
-            throw VariantError(description: "'\(identifier)': \(twice) is set twice; set each parameter once")
+            let changes = try part.split(separator: ",", omittingEmptySubsequences: false).map { pair -> (name: String, value: String) in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                    let named = namedVariants.filter { $0.base == base }.map(\.identifier)
+                    throw VariantError(description: "'\(identifier)': after '@' comes NAME=VALUE[,NAME=VALUE...]"
+                                       + (named.isEmpty ? "" : " or a named variant (\(named.joined(separator: ", ")))"))
+                }
+                return (parts[0], parts[1])
+            }
+            if let twice = Dictionary(grouping: changes, by: \.name).first(where: { $0.value.count > 1 })?.key {
+                throw VariantError(description: "'\(identifier)': \(twice) is set twice; set each parameter once")
+            }
+            values = values.filter { value in !changes.contains { $0.name == value.name } } + changes
         }
         return (base, values)
     }

@@ -116,6 +116,10 @@ extension IndexFile {
         /// Verifies every byte the header places: each section's checksum and, for sections of blocks
         /// opened with `blocks`, every block and its values (`fpbench index verify`).
         public func verifyAll() throws {
+            let end = header.sections.values.map { $0.offset + $0.length }.max() ?? 0
+            guard end == byteCount - bodyStart else {
+                throw IndexFileError(path: path, reason: "damaged: \(byteCount - bodyStart - end) bytes after its last section (appended, or a file written over it); rebuild it with `fpbench index build`")
+            }
             for name in header.sections.keys.sorted() { _ = try bytes(name) }
             for verifier in lock.withLock({ verifiers }) { _ = verifier.verify(blocks: 0..<verifier.blockCount) }
             try throwIfDamaged()

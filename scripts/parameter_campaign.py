@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Every --set of every algorithm with hostile values (run by scripts/test.sh; issue 58's parameter campaign).
+
+    python3 scripts/parameter_campaign.py FPBENCH [--seed N] [--timeout S] [--memory-gb G]
+
+For each algorithm `fpbench algorithms` lists and each parameter its "--set ... takes:" line names, a 10 s window
+of a real recording is compared with its own file (`fpbench compare`, the fingerprinting and the matching a
+query goes through) with the parameter set to values a careless or hostile user would give: zero, negative,
+tiny, huge, not a number, and the default scaled by seeded factors. Each call must end by itself within the
+time limit, under the memory limit (peak resident memory from wait4), and either answer or refuse with a
+one-line reason naming what was wrong: a signal, a hang, a trace or a silent empty answer is a failure.
+Prints one line per failure and a closing 'N passed, N failed' line; exits 1 on any failure.
+"""
+import argparse, os, random, re, resource, subprocess, sys, tempfile, time
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+AUDIO = os.path.join(ROOT, "Datasets/ci/audio/birds/finch-348.wav")  # 22.9 s of a real recording (scripts/fetch-dataset.sh ci)
+
+
+def parameters(fpbench):
+    """{algorithm: (parameters, {parameter: default text})} from `fpbench algorithms` (its own list, not a copy)."""
+    text = subprocess.run([fpbench, "algorithms"], capture_output=True, text=True, check=True).stdout
+    found, current = {}, None
+    for line in text.splitlines():
+        if m := re.match(r"^([a-z][\w-]*): ", line):
+            current = m.group(1)
+            found[current] = ([], {})
+        elif current and (m := re.match(r"^  (\w+) = (\S+)", line)):
+            found[current][1][m.group(1)] = m.group(2)
+        elif current and (m := re.match(rf"^  --set {re.escape(current)}\.NAME=VALUE takes: (.*)$", line)):
+            found[current][0].extend(p.strip() for p in m.group(1).split(","))
+    return {a: v for a, v in found.items() if v[0]}
+
+
+def hostile_values(default, rng):
+    values = ["0", "-1", "1e-10", "1000000", "1e300", "nan", "abc", ""]
+    try:
+        d = float(default)
+        values += [repr(d * f) for f in (rng.choice([0.01, 0.1, 0.3]), rng.choice([3, 10, 100]))]
+        if d == int(d): values += [str(int(d * rng.choice([2, 5, 20]))), str(max(1, int(d) // rng.choice([4, 16, 64])))]
+    except ValueError:
+        pass
+    return values
+
+
+def call(command, timeout, address_limit):
+    """Runs one call: (outcome, seconds, peak resident MB, its last line). The peak is the child's own, from wait4."""
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (address_limit, address_limit))
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        began = time.time()
+        process = subprocess.Popen(command, stdout=out, stderr=err, start_new_session=True, preexec_fn=limited)
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid: break
+            if time.time() - began > timeout:
+                os.killpg(process.pid, 9)
+                pid, status, usage = os.wait4(process.pid, 0)
+                break
+            time.sleep(0.01)
+        seconds, peak = time.time() - began, usage.ru_maxrss / 1024
+        out.seek(0); err.seek(0)
+        output, errors = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    said = (errors.strip() or output.strip()).splitlines()[-1:] or [""]
+    if seconds > timeout:
+        return "hang", seconds, peak, said[0]
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}", seconds, peak, errors.strip()[-300:]
+    code = os.WEXITSTATUS(status)
+    if code == 0:
+        return ("ok" if "score:" in output and "offset:" in output else "silent"), seconds, peak, said[0]
+    reasons = [l for l in errors.splitlines() if l.strip() and not l.startswith(("warning:", "Usage:")) and "See 'fpbench" not in l]
+    clear = len(reasons) == 1 and "rror" in reasons[0] and "Fatal" not in errors
+    return ("refused" if clear else f"unclear exit {code}"), seconds, peak, said[0]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("fpbench")
+    ap.add_argument("--seed", type=int, default=20261127)
+    ap.add_argument("--timeout", type=float, default=300, help="seconds per call (the issue's bound: 5 minutes)")
+    ap.add_argument("--memory-gb", type=float, default=2, help="peak resident memory per call")
+    ap.add_argument("--algorithms", nargs="*")
+    args = ap.parse_args()
+    if not os.path.exists(AUDIO):
+        sys.exit(f"parameter_campaign: {AUDIO} is missing: run scripts/fetch-dataset.sh ci first")
+    # The address space is bounded well above the memory limit (the Swift runtime and the libraries map more than
+    # they use), so a call that would allocate tens of gigabytes is stopped by the kernel, not by the machine.
+    limit = int((args.memory_gb + 8) * (1 << 30))
+    rng = random.Random(args.seed)
+    cases = [(a, p, v) for a, (ps, defaults) in sorted(parameters(args.fpbench).items()) if not args.algorithms or a in args.algorithms
+             for p in ps for v in hostile_values(defaults.get(p, ""), rng)]
+
+    def case(c):
+        a, p, v = c
+        command = [args.fpbench, "compare", "-a", a, "--set", f"{a}.{p}={v}", "--query-start", "4", "--query-duration", "10", AUDIO, AUDIO]
+        outcome, seconds, peak, said = call(command, args.timeout, limit)
+        if outcome in ("ok", "refused") and peak > args.memory_gb * 1024:
+            outcome = f"over {args.memory_gb:g} GB"
+        return c, outcome, seconds, peak, said
+
+    failures, counts, slowest, largest = [], {}, (0, ""), (0, "")
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        for (a, p, v), outcome, seconds, peak, said in pool.map(case, cases):
+            counts[outcome] = counts.get(outcome, 0) + 1
+            slowest, largest = max(slowest, (seconds, f"{a}.{p}={v}")), max(largest, (peak, f"{a}.{p}={v}"))
+            if outcome not in ("ok", "refused"):
+                failures.append(f"{a}.{p}={v!r}: {outcome} after {seconds:.1f} s, {peak:.0f} MB: {said}")
+    for f in failures:
+        print("FAIL", f)
+    print(f"parameter campaign: {len(cases)} calls over {len({c[0] for c in cases})} algorithms, "
+          + ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+          + f"; slowest {slowest[0]:.1f} s ({slowest[1]}), largest {largest[0]:.0f} MB ({largest[1]})")
+    print(f"{len(cases) - len(failures)} passed, {len(failures)} failed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
