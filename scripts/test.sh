@@ -19,4 +19,7 @@ build=(-c release --scratch-path .build-tests -Xswiftc -enable-testing)
 swift build "${build[@]}" --build-tests
 # Each outside system of Systems/ that installs here (Debian, PyPI) run on catalog-ci; the others are skipped with the reason.
 python3 scripts/test_systems.py "$(swift build "${build[@]}" --show-bin-path)/fpbench"
+# Every --set of every algorithm and every stage field with hostile values: each call ends by itself, within
+# 5 minutes and 2 GB, with an answer or a one-line reason (issue 58).
+python3 scripts/parameter_campaign.py "$(swift build "${build[@]}" --show-bin-path)/fpbench" --stages
 swift test "${build[@]}" --skip-build

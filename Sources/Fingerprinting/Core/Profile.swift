@@ -55,7 +55,9 @@ extension AlgorithmParameters {
     /// A frame and hop every front end can run: a frame of 16 to 65,536 samples, a hop of 1 to the frame.
     public func frameProblem(frameSize: Int, hop: Int) -> String? {
         guard (16...65_536).contains(frameSize) else { return "the frame (FFT) size must be 16 to 65,536 samples" }
-        guard hop >= 1 && hop <= frameSize else { return "hop must be 1 to the frame size" }
+        // At most 64 frames over each sample (the published settings overlap at most 32: Haitsma-Kalker's 2,048 / 64):
+        // a hop of a sample or two makes thousands of frames a second, and a search that never ends.
+        guard hop >= max(1, frameSize / 64) && hop <= frameSize else { return "hop must be \(max(1, frameSize / 64)) (frame size / 64) to the frame size" }
         return nil
     }
 

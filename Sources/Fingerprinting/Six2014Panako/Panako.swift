@@ -45,7 +45,10 @@ public struct Panako: FramedFingerprinting, Parameterized {
             if !(8...511).contains(bandCount) { return "8 to 511 bins: the hash keeps f1 in 4 bits of 32 bins" }
             if !(1...maximumTimeDelta).contains(minimumTimeDelta) || maximumTimeDelta > 1000 { return "1 <= minimumTimeDelta <= maximumTimeDelta <= 1,000" }
             if !(0...maximumFrequencyDelta).contains(minimumFrequencyDelta) || maximumFrequencyDelta > 255 { return "0 <= minimumFrequencyDelta <= maximumFrequencyDelta <= 255 (6 bits of df / 4)" }
-            if peakBinRadius > bandCount || peakFrameRadius > 1000 || !(0...63).contains(hashRange) { return "peakBinRadius <= bins, peakFrameRadius <= 1,000, hashRange 0-63" }
+            // A neighbourhood of a bin or two makes nearly every bin a peak: triplets by the million (2 GB for 10 s at 1).
+            if !(3...bandCount).contains(peakBinRadius) || peakFrameRadius > 1000 || !(0...63).contains(hashRange) {
+                return "3 <= peakBinRadius <= bins, peakFrameRadius <= 1,000, hashRange 0-63"
+            }
             if minimumHits < 1 || minimumAlignedHits < 1 || lineTolerance < 0 { return "minimumHits and minimumAlignedHits at least 1, lineTolerance at least 0" }
             if !(minimumTimeFactor >= 0.5 && minimumTimeFactor <= 1 && maximumTimeFactor >= 1 && maximumTimeFactor <= 2) {
                 return "0.5 <= minimumTimeFactor <= 1 <= maximumTimeFactor <= 2 (half to twice the speed; each factor more is a search of its own)"

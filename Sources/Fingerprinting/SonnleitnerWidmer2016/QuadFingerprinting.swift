@@ -39,8 +39,9 @@ public struct QuadFingerprinting: FramedFingerprinting, Parameterized {
         public var problem: String? {
             if let bad = frameProblem(frameSize: fftSize, hop: hop) { return bad }
             let radii = [referencePeakBinRadius, referencePeakFrameRadius, queryPeakBinRadius, queryPeakFrameRadius]
-            if radii.contains(where: { !(0...1000).contains($0) }) || referencePeakBinRadius > fftSize / 2 || queryPeakBinRadius > fftSize / 2 {
-                return "peak radii 0-1,000 frames and at most fftSize / 2 bins"
+            // A neighbourhood of a bin or two makes nearly every bin a peak: quads by the million (a search past 2 minutes at 1).
+            if radii.contains(where: { !(0...1000).contains($0) }) || !(3...fftSize / 2).contains(referencePeakBinRadius) || !(3...fftSize / 2).contains(queryPeakBinRadius) {
+                return "peak radii 0-1,000 frames and 3 to fftSize / 2 bins"
             }
             if !(1...referenceWindowEnd).contains(referenceWindowStart) || !(1...queryWindowEnd).contains(queryWindowStart)
                 || max(referenceWindowEnd, queryWindowEnd) > 10_000 { return "windows start at 1 frame or later and end after they start, within 10,000 frames" }
