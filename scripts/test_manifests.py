@@ -137,5 +137,23 @@ class HostileManifests(unittest.TestCase):
         self.assertNotIn("|", text)
         self.assertIn("0 piano.pat", text)
 
+class TrainingData(unittest.TestCase):
+    """The learned fingerprint's training music shares no package with anything it is judged on: the catalog, its
+    negatives and cross-check, the suite's sources, the test datasets, or the packages reserved for independent
+    checks. (catalog-large, fetched only for the scale tests, holds every game-music package, these included.)"""
+    RESERVED = {"freedoom", "supertux-data", "nexuiz-music", "hyperrogue-music", "flare-game", "fb-music-high", "rakarrack",
+                "jconvolver-config-files", "moove", "vocalpy", "opensoundscape"}
+
+    def packages(self, name):
+        with open(os.path.join(SCRIPTS, "..", "Datasets", name, "manifest.json")) as f:
+            return {a["package"] for a in json.load(f)["archives"]}
+
+    def test_training_packages_are_disjoint_from_every_judged_set(self):
+        training = self.packages("train-small")
+        self.assertGreaterEqual(len(training), 8)
+        for judged in ("catalog", "catalog-ci", "ci", "default"):
+            self.assertEqual(training & self.packages(judged), set(), judged)
+        self.assertEqual(training & self.RESERVED, set())
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -30,7 +30,7 @@ def setUpModule():
         entries = [e for e in manifest["files"] if e["archive"] == archive_id]
         data = fetch_dataset.extract(fetch_dataset.fetch_archive(archives[archive_id], cache), [e["member"] for e in entries])
         for e in entries:
-            fetch_dataset.write_atomically(os.path.join(audio, e["path"]), data[e["member"]])
+            fetch_dataset.write_atomically(os.path.join(audio, e["path"]), data[e["member"]], audio)
     patches = os.path.join(work, "freepats")
     subprocess.run(["dpkg-deb", "-x", fetch_dataset.fetch_archive(archives["freepats"], cache), patches], check=True)
 

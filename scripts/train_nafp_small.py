@@ -284,6 +284,77 @@ def train(args):
         if args.minutes and time.time() - began > args.minutes * 60: break
 
 
+def fold(model):
+    """The encoder's tensors in forward order with each batch norm folded into the convolution before it:
+    [(name, float32 array)], weights then biases, as the Swift forward pass reads them."""
+    tensors = []
+    for i, block in enumerate(model.blocks):
+        for conv, bn, name in ((block.time, block.bn1, "time"), (block.freq, block.bn2, "freq")):
+            scale = (bn.weight / torch.sqrt(bn.running_var + bn.eps)).detach()
+            tensors.append((f"block{i}.{name}.weight", (conv.weight.detach() * scale[:, None, None, None]).numpy()))
+            tensors.append((f"block{i}.{name}.bias", (bn.bias.detach() - bn.running_mean * scale).numpy()))
+    for j, layer in ((0, model.project[0]), (1, model.project[2])):
+        tensors.append((f"project{j}.weight", layer.weight.detach().numpy()))
+        tensors.append((f"project{j}.bias", layer.bias.detach().numpy()))
+    return tensors
+
+
+def export(args):
+    """Writes the weights file: a line "FPNN 1", a line of JSON (the front end's and the network's constants, and
+    each tensor's name, shape and offset), then every tensor as little-endian float16. Prints its SHA-256. Beside
+    it, OUT.fixture.json: three fixed 1 s inputs and PyTorch's embeddings of them with the float16 weights, which
+    the Swift forward pass must reproduce within 1e-4."""
+    state = torch.load(args.checkpoint, map_location="cpu")
+    model = Encoder()
+    model.load_state_dict(state["model"] if "model" in state else state)
+    model.eval()
+    tensors = [(n, t.astype(np.float16)) for n, t in fold(model)]
+    header, offset = [], 0
+    for name, t in tensors:
+        header.append({"name": name, "shape": list(t.shape), "offset": offset})
+        offset += t.size * 2
+    meta = {"model": "nafp-small", "rate": RATE, "segment": SEGMENT, "hopSeconds": HOP_SECONDS, "fft": N_FFT, "fftHop": FFT_HOP,
+            "mels": MELS, "fMin": F_MIN, "fMax": F_MAX, "channels": CHANNELS, "frequencyStrides": F_STRIDES, "timeStrides": T_STRIDES,
+            "embedding": EMBEDDING, "tensors": header}
+    with open(args.out, "wb") as f:
+        f.write(b"FPNN 1\n" + json.dumps(meta, separators=(",", ":")).encode() + b"\n")
+        for _, t in tensors: f.write(t.astype("<f2").tobytes())
+    digest = hashlib.sha256(open(args.out, "rb").read()).hexdigest()
+    # The fixture: seeded inputs through the network with the float16 weights; first, the folding checked against
+    # the trained network itself (float32, batch norm unfolded).
+    x = torch.tensor(np.stack(fixture_inputs()), dtype=torch.float32)
+    with torch.no_grad():
+        images = model.front(x)
+        exact = forward_folded({n: torch.from_numpy(t) for n, t in fold(model)}, images)
+        assert (exact - model.embed_images(images)).abs().max() < 1e-4, "batch norm folding changed the embedding"
+        outputs = forward_folded({n: torch.from_numpy(t.astype(np.float32)) for n, t in tensors}, images)
+    json.dump({"weightsSHA256": digest, "inputs": FIXTURE_INPUTS, "embeddings": outputs.numpy().astype(float).tolist()},
+              open(args.out + ".fixture.json", "w"), indent=0)
+    print(f"export: {args.out}: {os.path.getsize(args.out)} bytes, SHA-256 {digest}")
+
+
+FIXTURE_INPUTS = ["0.3 sin(2 pi 440 t)", "0.2 sin(2 pi (300 + 900 t) t)", "0.1 sin(2 pi 700 t) + 0.1 sin(2 pi 1900 t + 1) + 0.05 sin(2 pi 3100 t + 2)"]
+
+
+def fixture_inputs():
+    """1 s at 8 kHz of each of FIXTURE_INPUTS (t = n / 8000), as float32: easy to make again in any language."""
+    t = np.arange(SEGMENT, dtype=np.float64) / RATE
+    return [(0.3 * np.sin(2 * np.pi * 440 * t)).astype(np.float32),
+            (0.2 * np.sin(2 * np.pi * (300 + 900 * t) * t)).astype(np.float32),
+            (0.1 * np.sin(2 * np.pi * 700 * t) + 0.1 * np.sin(2 * np.pi * 1900 * t + 1) + 0.05 * np.sin(2 * np.pi * 3100 * t + 2)).astype(np.float32)]
+
+
+def forward_folded(folded, image):
+    """The network from folded float32 tensors (what the Swift forward pass computes), on log-mel images."""
+    x = image
+    for i, (fs, ts) in enumerate(zip(F_STRIDES, T_STRIDES)):
+        x = F.relu(F.conv2d(x, folded[f"block{i}.time.weight"], folded[f"block{i}.time.bias"], stride=(1, ts), padding=(0, 1)))
+        x = F.relu(F.conv2d(x, folded[f"block{i}.freq.weight"], folded[f"block{i}.freq.bias"], stride=(fs, 1), padding=(1, 0)))
+    x = x.flatten(1)
+    x = F.elu(F.linear(x, folded["project0.weight"], folded["project0.bias"]))
+    return F.normalize(F.linear(x, folded["project1.weight"], folded["project1.bias"]), dim=1)
+
+
 def smoke(args):
     """One training batch and one validation on generated audio: the training script runs, its loss is finite."""
     torch.manual_seed(1); rng = np.random.default_rng(1)
@@ -309,9 +380,10 @@ def main():
     t.add_argument("--batch", type=int, default=120, help="pairs per batch (NAFP: 120)"); t.add_argument("--lr", type=float, default=1e-3)
     t.add_argument("--seed", type=int, default=2021)
     t.add_argument("--validate-every", type=int, default=0, help="also validate every N steps (the pilot's curve)")
+    e = sub.add_parser("export"); e.add_argument("checkpoint"); e.add_argument("out")
     sub.add_parser("smoke")
     args = ap.parse_args()
-    {"prepare": prepare, "train": train, "smoke": smoke}[args.command](args)
+    {"prepare": prepare, "train": train, "export": export, "smoke": smoke}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Trains nafp-small from nothing, as its weights were made (docs/learned.md): installs PyTorch from Debian,
+# fetches the training music (Datasets/train-small, every file checked by SHA-256), builds fpbench, renders each
+# track clean and four times degraded by fpbench's own stages at training-only seeds, trains for 10 epochs
+# (about 50 minutes alone on this project's 2 cores; the log, the checkpoints and the validation curve in
+# runs/nafp-small/), and exports the weights (float16, batch norm folded) with their SHA-256.
+# Usage: scripts/train-nafp-small.sh [OUT]   (default Algorithms/nafp-small/nafp-small.fpnn)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-Algorithms/nafp-small/nafp-small.fpnn}"
+scripts/setup.sh python3-torch python3-numpy
+scripts/fetch-dataset.sh train-small
+swift build -c release
+# A copy of the binary: a rebuild while the renders run would replace the file they execute.
+cp .build/release/fpbench .build/train-fpbench
+/usr/bin/python3 scripts/train_nafp_small.py prepare --fpbench .build/train-fpbench
+/usr/bin/python3 scripts/train_nafp_small.py train --out runs/nafp-small --epochs 10 --minutes 100
+mkdir -p "$(dirname "$out")"
+/usr/bin/python3 scripts/train_nafp_small.py export runs/nafp-small/checkpoint.pt "$out"
