@@ -63,12 +63,16 @@ struct ExternalOption: ParsableArguments {
 
     /// Each `--set` as written, with what it names: TARGET.NAME=VALUE (a target may be a named variant, panako@dense).
     func parsedSettings() throws -> [(setting: String, target: String, name: String, value: String)] {
-        try settings.map { setting in
+        let parsed = try settings.map { setting -> (setting: String, target: String, name: String, value: String) in
             let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, let dot = parts[0].lastIndex(of: "."), !parts[1].isEmpty, dot != parts[0].startIndex else {
                 throw ValidationError("--set \(setting): write ALGORITHM.PARAMETER=VALUE, as --set constellation.fanOut=5")
             }
             return (setting, String(parts[0][..<dot]), String(parts[0][parts[0].index(after: dot)...]), parts[1])
         }
+        if let twice = Dictionary(grouping: parsed, by: { "\($0.target).\($0.name)" }).first(where: { $0.value.count > 1 })?.key {
+            throw ValidationError("--set \(twice) is given twice; set each parameter once")
+        }
+        return parsed
     }
 }

@@ -206,6 +206,9 @@ import Testing
         try Data(#"{"name": "x", "tests": [{"id": "t2", "title": "t", "kind": "different-recording", "alternate": 1e30}]}"#.utf8).write(to: suite)
         #expect { try SuiteEvaluation.Suite.load(suite.path) } throws: { "\($0)".contains("tests[0].alternate: 1e+30 is too large for a whole number") }
         #expect { try JSONDecoder().decode(StageSpec.self, from: Data(#"{"room": {"seed": 1.5}}"#.utf8)) } throws: { "\($0)".contains("whole number") }
+        let twice = try runFPBench(["fingerprint", "-a", "constellation", "--set", "constellation.fanOut=3", "--set", "constellation.fanOut=5",
+                                    repositoryRoot.appendingPathComponent("Datasets/ci/audio/birds/finch-348.wav").path])
+        #expect(twice.status != 0 && twice.errors.contains("--set constellation.fanOut is given twice"), "\(twice.errors)")
         let changed = try AlgorithmRegistry.algorithm("constellation@large@fanOut=5")
         #expect(changed.identifier == "constellation@large@fanOut=5")
 
