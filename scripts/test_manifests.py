@@ -155,5 +155,18 @@ class TrainingData(unittest.TestCase):
             self.assertEqual(training & self.packages(judged), set(), judged)
         self.assertEqual(training & self.RESERVED, set())
 
+    def test_the_weights_and_their_training_data_are_the_pinned_ones(self):
+        import hashlib, re
+        folder = os.path.join(SCRIPTS, "..", "Algorithms", "nafp-small")
+        with open(os.path.join(folder, "README.md")) as f:
+            pins = re.findall(r"[0-9a-f]{64}", f.read())
+        def digest(path):
+            with open(path, "rb") as f:
+                return hashlib.sha256(f.read()).hexdigest()
+        self.assertEqual(pins[0], digest(os.path.join(folder, "nafp-small.fpnn")))
+        self.assertEqual(pins[1], digest(os.path.join(SCRIPTS, "..", "Datasets", "train-small", "manifest.json")))
+        with open(os.path.join(folder, "nafp-small.fpnn.fixture.json")) as f:
+            self.assertEqual(json.load(f)["weightsSHA256"], pins[0])
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
