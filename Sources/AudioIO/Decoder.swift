@@ -1,4 +1,3 @@
-import AudioIO
 import Foundation
 
 /// One opened audio file, decoded block by block: the seam between `AudioReader` and a decoding library
