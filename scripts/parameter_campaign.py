@@ -48,32 +48,32 @@ def hostile_values(default, rng):
     return values
 
 
-def call(command, timeout, address_limit):
-    """Runs one call: (outcome, seconds, peak resident MB, its last line). The peak is the child's own, from wait4."""
+def call(command, timeout, address_limit, answered):
+    """Runs one call: (outcome, seconds, peak resident MB, its last line). The peak is the child's own, from wait4;
+    `answered(standard output)` tells an answer from a silent success."""
     def limited():
         resource.setrlimit(resource.RLIMIT_AS, (address_limit, address_limit))
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        began = time.time()
+        began, hung = time.time(), False
         process = subprocess.Popen(command, stdout=out, stderr=err, start_new_session=True, preexec_fn=limited)
-        while True:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-            if pid: break
+        while not (ended := os.wait4(process.pid, os.WNOHANG))[0]:
             if time.time() - began > timeout:
                 os.killpg(process.pid, 9)
-                pid, status, usage = os.wait4(process.pid, 0)
+                ended, hung = os.wait4(process.pid, 0), True
                 break
             time.sleep(0.01)
+        _, status, usage = ended
         seconds, peak = time.time() - began, usage.ru_maxrss / 1024
         out.seek(0); err.seek(0)
         output, errors = out.read().decode(errors="replace"), err.read().decode(errors="replace")
     said = (errors.strip() or output.strip()).splitlines()[-1:] or [""]
-    if seconds > timeout:
+    if hung:
         return "hang", seconds, peak, said[0]
     if os.WIFSIGNALED(status):
         return f"killed by signal {os.WTERMSIG(status)}", seconds, peak, errors.strip()[-300:]
     code = os.WEXITSTATUS(status)
     if code == 0:
-        return ("ok" if "score:" in output and "offset:" in output else "silent"), seconds, peak, said[0]
+        return ("ok" if answered(output) else "silent"), seconds, peak, said[0]
     reasons = [l for l in errors.splitlines() if l.strip() and not l.startswith(("warning:", "Usage:")) and "See 'fpbench" not in l]
     clear = len(reasons) == 1 and "rror" in reasons[0] and "Fatal" not in errors
     return ("refused" if clear else f"unclear exit {code}"), seconds, peak, said[0]
@@ -135,17 +135,12 @@ def main():
     # they use), so a call that would allocate tens of gigabytes is stopped by the kernel, not by the machine.
     limit = int((args.memory_gb + 8) * (1 << 30))
     rng = random.Random(args.seed)
-    cases = [(a, p, v) for a, (ps, defaults) in sorted(parameters(args.fpbench).items()) if not args.algorithms or a in args.algorithms
+    # Each case: its name, its command, and the file it writes (a degraded query) or None (a comparison, printed).
+    cases = [(f"{a}.{p}={v!r}", [args.fpbench, "compare", "-a", a, "--set", f"{a}.{p}={v}", "--query-start", "4", "--query-duration", "10",
+                                 AUDIO, AUDIO], None)
+             for a, (ps, defaults) in sorted(parameters(args.fpbench).items()) if not args.algorithms or a in args.algorithms
              for p in ps for v in hostile_values(defaults.get(p, ""), rng)]
-
-    def case(c):
-        a, p, v = c
-        command = [args.fpbench, "compare", "-a", a, "--set", f"{a}.{p}={v}", "--query-start", "4", "--query-duration", "10", AUDIO, AUDIO]
-        outcome, seconds, peak, said = call(command, args.timeout, limit)
-        if outcome in ("ok", "refused") and peak > args.memory_gb * 1024:
-            outcome = f"over {args.memory_gb:g} GB"
-        return c, outcome, seconds, peak, said
-
+    parameter_calls = len(cases)
     if args.stages:
         clip = os.path.join(tempfile.mkdtemp(prefix="fpbench-campaign-"), "clip.wav")
         with wave.open(AUDIO) as w:  # a 10 s query of the real recording
@@ -154,32 +149,31 @@ def main():
         with wave.open(clip, "wb") as out:
             out.setparams(params)
             out.writeframes(frames)
-        stages = stage_cases(args.fpbench, clip, rng)
-        cases += [("stage", label, text) for label, text in stages]
+        for i, (label, stages) in enumerate(stage_cases(args.fpbench, clip, rng)):
+            output = f"{clip}.{i}.wav"
+            cases.append((label, [args.fpbench, "degrade", clip, "-o", output, "--seed", "7", "--stages", stages], output))
 
-    def run_case(c):
-        if c[0] != "stage":
-            return case(c)
-        output = clip + f".{abs(hash(c[2]))}.wav"
-        outcome, seconds, peak, said = call([args.fpbench, "degrade", clip, "-o", output, "--seed", "7", "--stages", c[2]], args.timeout, limit)
-        if os.path.exists(output): os.remove(output)
-        if outcome == "silent": outcome = "ok"  # degrade prints nothing: its output file is its answer
+    def run(case):
+        name, command, output = case
+        # A comparison answers with its score and offset; a degradation with the audio it writes.
+        answered = (lambda out: "score:" in out and "offset:" in out) if output is None \
+            else (lambda _: os.path.exists(output) and os.path.getsize(output) > 44)
+        outcome, seconds, peak, said = call(command, args.timeout, limit, answered)
+        if output and os.path.exists(output): os.remove(output)
         if outcome in ("ok", "refused") and peak > args.memory_gb * 1024:
             outcome = f"over {args.memory_gb:g} GB"
-        return (c[0], c[1], ""), outcome, seconds, peak, said
+        return name, outcome, seconds, peak, said
 
     failures, counts, slowest, largest = [], {}, (0, ""), (0, "")
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        for (a, p, v), outcome, seconds, peak, said in pool.map(run_case, cases):
+        for name, outcome, seconds, peak, said in pool.map(run, cases):
             counts[outcome] = counts.get(outcome, 0) + 1
-            name = f"{a}.{p}={v}" if v else p
             slowest, largest = max(slowest, (seconds, name)), max(largest, (peak, name))
             if outcome not in ("ok", "refused"):
-                failures.append(f"{a}.{p}" + (f"={v!r}" if v else "") + f": {outcome} after {seconds:.1f} s, {peak:.0f} MB: {said}")
+                failures.append(f"{name}: {outcome} after {seconds:.1f} s, {peak:.0f} MB: {said}")
     for f in failures:
         print("FAIL", f)
-    algorithms = {c[0] for c in cases if c[0] != "stage"}
-    print(f"parameter campaign: {len(cases)} calls ({len(algorithms)} algorithms' parameters, {sum(c[0] == 'stage' for c in cases)} stage values), "
+    print(f"parameter campaign: {len(cases)} calls ({parameter_calls} algorithm parameter values, {len(cases) - parameter_calls} stage values), "
           + ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
           + f"; slowest {slowest[0]:.1f} s ({slowest[1]}), largest {largest[0]:.0f} MB ({largest[1]})")
     print(f"{len(cases) - len(failures)} passed, {len(failures)} failed")

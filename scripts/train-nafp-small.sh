@@ -2,8 +2,8 @@
 # Trains nafp-small from nothing, as its weights were made (docs/learned.md): installs PyTorch from Debian,
 # fetches the training music (Datasets/train-small, every file checked by SHA-256), builds fpbench, renders each
 # track clean and four times degraded by fpbench's own stages at training-only seeds, trains for 10 epochs
-# (about 50 minutes alone on this project's 2 cores; the log, the checkpoints and the validation curve in
-# runs/nafp-small/), and exports the weights (float16, batch norm folded) with their SHA-256.
+# (the log, the checkpoints and the validation curve in runs/nafp-small/; times in docs/learned.md), and
+# exports the weights (float16, batch norm folded) with their SHA-256.
 # Usage: scripts/train-nafp-small.sh [OUT]   (default Algorithms/nafp-small/nafp-small.fpnn)
 set -euo pipefail
 cd "$(dirname "$0")/.."

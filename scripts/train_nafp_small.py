@@ -176,11 +176,11 @@ def prepare(args):
 
 
 class Tracks:
-    """Every track's clean and degraded copies in memory (16-bit), split by package into training and validation."""
-    def __init__(self, data, limit=None):
+    """Every track's clean and degraded copies in memory (float32), split by package into training and validation."""
+    def __init__(self, data):
         self.train, self.valid = [], []
         self.missing = 0
-        for archive, path in training_tracks()[:limit]:
+        for archive, path in training_tracks():
             stem = os.path.join(data, path.rsplit(".", 1)[0])
             if not all(os.path.exists(f"{stem}.{k}.wav") for k in ["clean", *range(COPIES)]):
                 self.missing += 1  # not prepared (yet): a pilot may start on the tracks that are
@@ -190,11 +190,16 @@ class Tracks:
             n = min(len(clean), *(len(c) for c in copies))
             if n < 3 * SEGMENT: continue
             (self.valid if archive in VALIDATION else self.train).append((clean[:n], [c[:n] for c in copies]))
+        self.weigh()
+
+    def weigh(self):
+        """Each training track drawn in proportion to its length."""
+        lengths = np.array([len(t[0]) for t in self.train], dtype=np.float64)
+        self.weights = lengths / lengths.sum()
 
     def batch(self, rng, size):
         anchors, positives = np.zeros((size, SEGMENT), np.float32), np.zeros((size, SEGMENT), np.float32)
-        weights = np.array([len(t[0]) for t in self.train], dtype=np.float64)
-        picks = rng.choice(len(self.train), size=size, p=weights / weights.sum())
+        picks = rng.choice(len(self.train), size=size, p=self.weights)
         for i, t in enumerate(picks):
             clean, copies = self.train[t]
             shift = int(rng.uniform(-SHIFT, SHIFT) * RATE)
@@ -363,6 +368,7 @@ def smoke(args):
     tracks = Tracks.__new__(Tracks)
     tracks.train = [(s, [s + rng.normal(0, 0.05, s.shape).astype(np.float32)]) for s in songs[:3]]
     tracks.valid = tracks.train[:2]
+    tracks.weigh()
     model = Encoder(); optimiser = torch.optim.Adam(model.parameters(), lr=1e-3)
     a, p = tracks.batch(rng, 16)
     loss = nt_xent(model(a), model(p)); optimiser.zero_grad(); loss.backward(); optimiser.step()

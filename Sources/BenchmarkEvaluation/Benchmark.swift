@@ -33,7 +33,10 @@ public struct Benchmark {
         let drawn = BenchmarkPlan.draw(spec: c.spec, tracks: catalog.tracks, durations: catalog.durations,
                                          negatives: catalog.negatives, negativeDurations: catalog.negativeDurations,
                                          crossCheck: catalog.crossCheck, crossCheckDurations: catalog.crossCheckDurations, seed: c.seed)
-        let uncut = c.spec.queryLengths.filter { length in !drawn.contains { !$0.negative && $0.length == length } || !drawn.contains { $0.negative && $0.half != .crossCheck && $0.length == length } }
+        // Every length needs positive queries and negatives to calibrate on: none of either means no row and no threshold.
+        let uncut = c.spec.queryLengths.filter { length in
+            !drawn.contains { !$0.negative && $0.length == length } || !drawn.contains { $0.negative && $0.half != .crossCheck && $0.length == length }
+        }
         guard uncut.isEmpty else {
             throw DatasetError(path: c.dataset.manifestPath, reason: "no query or no negative query of "
                                + uncut.map { "\(exactText($0)) s" }.joined(separator: ", ")

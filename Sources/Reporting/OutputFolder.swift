@@ -56,9 +56,9 @@ public enum OutputFolder {
 
     private static func refuseForeignReports(in folder: URL) throws {
         for name in reportNames {
-            let file = folder.appendingPathComponent(name)
-            guard let data = RegularFile.contents(file.path) ?? (FileManager.default.fileExists(atPath: file.path) ? Data() : nil) else { continue }
-            if data.range(of: Data("fpbench".utf8)) == nil { throw Foreign(file: file.path) }
+            let file = folder.appendingPathComponent(name).path
+            guard FileManager.default.fileExists(atPath: file) else { continue }
+            if (RegularFile.contents(file) ?? Data()).range(of: Data("fpbench".utf8)) == nil { throw Foreign(file: file) }
         }
     }
 

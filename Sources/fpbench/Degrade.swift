@@ -16,7 +16,7 @@ struct Degrade: ParsableCommand {
         The training of the learned fingerprint makes its augmented copies this way, at seeds the benchmark \
         never uses (scripts/train_nafp_small.py).
 
-        Example: fpbench degrade song.ogg -o noisy.wav --stages '[{"noise": {"kind": "pink", "snr": 5}}]' --seed 7 --rate 8000
+        Example: fpbench degrade song.ogg -o noisy.wav --stages '[{"noise": {"kind": "pink", "level": {"snr": {"dB": 5}}}}]' --seed 7 --rate 8000
         """)
 
     @Argument(help: "The audio file.") var file: String
@@ -52,7 +52,11 @@ struct Degrade: ParsableCommand {
         let chain = DegradationChain(try validated { try specs.flatMap { try $0.stages(context) } }, seed: seed)
         try reportingFailure(file) {
             let audio = try AudioReader.read(file, sampleRate: workingRate)
-            try AudioWriter.write(try chain.apply(audio).resampled(to: rate, label: file), to: output)
+            let degraded = try chain.apply(audio).resampled(to: rate, label: file)
+            guard !degraded.samples.isEmpty else {
+                throw ValidationError(String(format: "the stages leave no audio of its %.3f s (a skip or crop as long as the file?); nothing written", audio.duration))
+            }
+            try AudioWriter.write(degraded, to: output)
         }
     }
 }

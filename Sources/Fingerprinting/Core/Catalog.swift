@@ -209,7 +209,7 @@ public final class Catalog {
     /// to the file, if it cannot be read.
     private func readPrint(_ i: Int, from file: IndexFile.Reader) -> AnyFingerprint? {
         do { return try algorithm.decode(Data(file.bytes("print.\(i)")), as: .compact) } catch {
-            file.report(damage: "damaged: the fingerprint of \(names[i]) cannot be read (\(error)); rebuild it with `fpbench index build`")
+            file.report(damage: "damaged: the fingerprint of \(names[i]) cannot be read (\(error)); \(file.remedy)")
             return nil
         }
     }

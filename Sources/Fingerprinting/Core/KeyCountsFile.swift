@@ -42,13 +42,7 @@ public enum KeyCountsFile {
         }
         let again = "run stage one (`fpbench benchmark --catalog-shard \(slice)/\(count) --count-keys`) again"
         func refuse(_ reason: String) -> Error { IndexFileError(path: path.path, reason: reason + "; " + again) }
-        // The index file's own damage messages name `index build`; a key-count file is rewritten by stage one.
-        func named<T>(_ body: () throws -> T) throws -> T {
-            do { return try body() } catch let error as IndexFileError {
-                throw IndexFileError(path: error.path, reason: error.reason.replacingOccurrences(of: "rebuild it with `fpbench index build`", with: again))
-            }
-        }
-        let reader = try named { try IndexFile.Reader(path: path.path) }, header = reader.header
+        let reader = try IndexFile.Reader(path: path.path, remedy: again), header = reader.header
         guard header.algorithm == algorithm.identifier, header.revision == algorithm.revision, header.profile == algorithm.profile.key else {
             throw refuse("counts keys of \(header.algorithm) revision \(header.revision) (\(header.profile)), not of \(algorithm.identifier) revision \(algorithm.revision)")
         }
@@ -58,7 +52,7 @@ public enum KeyCountsFile {
         guard header.references == tracks else {
             throw refuse("was counted over other tracks (\(header.references.count), this slice has \(tracks.count))")
         }
-        let sorted = try named { try reader.array("keyCounts", of: UInt64.self) }
+        let sorted = try reader.array("keyCounts", of: UInt64.self)
         guard zip(sorted, sorted.dropFirst()).allSatisfy({ $0 >> 32 < $1 >> 32 }) else { throw refuse("damaged: its keys are out of order") }
         return (reader, sorted)
     }

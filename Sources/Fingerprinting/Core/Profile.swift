@@ -52,7 +52,7 @@ public protocol AlgorithmParameters: Sendable, Codable, Equatable {
 extension AlgorithmParameters {
     public var problem: String? { nil }
 
-    /// A frame and hop every front end can run: a frame of 16 to 65,536 samples, a hop of 1 to the frame.
+    /// A frame and hop every front end can run: a frame of 16 to 65,536 samples, a hop of frame / 64 (at least 1) to the frame.
     public func frameProblem(frameSize: Int, hop: Int) -> String? {
         guard (16...65_536).contains(frameSize) else { return "the frame (FFT) size must be 16 to 65,536 samples" }
         // At most 64 frames over each sample (the published settings overlap at most 32: Haitsma-Kalker's 2,048 / 64):

@@ -16,9 +16,13 @@ extension IndexFile {
         private var verifiedSections: Set<String> = []
         private var verifiers: [BlockVerifier] = []
         private var damage: String?
+        /// What every damage message tells the user to do: rebuild the file with the command that writes it.
+        public let remedy: String
 
-        public init(path: String) throws {
+        /// `remedy`: the command that writes this kind of file again (an index file's by default).
+        public init(path: String, remedy: String = "rebuild it with `fpbench index build`") throws {
             self.path = path
+            self.remedy = remedy
             func fail(_ reason: String) -> Error { IndexFileError(path: path, reason: reason) }
             let fd = RegularFile.openForReading(path)
             guard fd >= 0 else { throw fail(errno == EINVAL ? "not a regular file" : String(cString: strerror(errno))) }
@@ -37,9 +41,9 @@ extension IndexFile {
                     guard mark.starts(with: IndexFile.magic.prefix(14)) else { throw fail("not an fpbench index file (no FPBENCH-INDEX mark)") }
                     // A version is "v" and digits; anything else in its place is damage.
                     guard mark[14] == UInt8(ascii: "v"), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(mark[15]) else {
-                        throw fail("damaged: its FPBENCH-INDEX mark is broken (\(String(decoding: mark, as: UTF8.self))); rebuild it with `fpbench index build`")
+                        throw fail("damaged: its FPBENCH-INDEX mark is broken (\(String(decoding: mark, as: UTF8.self))); \(remedy)")
                     }
-                    throw fail("written by another version of fpbench (\(String(decoding: mark, as: UTF8.self)), this one reads v4); rebuild it with `fpbench index build`")
+                    throw fail("written by another version of fpbench (\(String(decoding: mark, as: UTF8.self)), this one reads v4); \(remedy)")
                 }
                 let stored = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
                 guard let length = Int(exactly: stored), length > 0, length <= byteCount - IndexFile.prefixLength else {
@@ -47,7 +51,7 @@ extension IndexFile {
                 }
                 let json = UnsafeRawBufferPointer(start: base + IndexFile.prefixLength, count: length)
                 guard Checksum.of(json) == UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) else {
-                    throw fail("damaged: the header's checksum does not match; rebuild it with `fpbench index build`")
+                    throw fail("damaged: the header's checksum does not match; \(remedy)")
                 }
                 do { header = try JSONDecoder().decode(Header.self, from: Data(json)) } catch { throw fail("damaged header: \(error)") }
                 bodyStart = IndexFile.prefixLength + length
@@ -61,7 +65,7 @@ extension IndexFile {
         deinit { munmap(UnsafeMutableRawPointer(mutating: base), byteCount) }
 
         fileprivate func damaged(_ name: String) -> IndexFileError {
-            IndexFileError(path: path, reason: "damaged: section \(name) does not match its checksum; rebuild it with `fpbench index build`")
+            IndexFileError(path: path, reason: "damaged: section \(name) does not match its checksum; \(remedy)")
         }
 
         private func mapped(_ name: String) throws -> UnsafeRawBufferPointer {
@@ -118,7 +122,7 @@ extension IndexFile {
         public func verifyAll() throws {
             let end = header.sections.values.map { $0.offset + $0.length }.max() ?? 0
             guard end == byteCount - bodyStart else {
-                throw IndexFileError(path: path, reason: "damaged: \(byteCount - bodyStart - end) bytes after its last section (appended, or a file written over it); rebuild it with `fpbench index build`")
+                throw IndexFileError(path: path, reason: "damaged: \(byteCount - bodyStart - end) bytes after its last section (appended, or a file written over it); \(remedy)")
             }
             for name in header.sections.keys.sorted() { _ = try bytes(name) }
             for verifier in lock.withLock({ verifiers }) { _ = verifier.verify(blocks: 0..<verifier.blockCount) }
@@ -186,7 +190,7 @@ final class BlockVerifier: @unchecked Sendable {
                 if UInt64(littleEndian: sums[block]) != Checksum.of(piece) {
                     file.report(damage: file.damaged(section).reason + " (block \(block))")
                 } else if !check(piece) {
-                    file.report(damage: "damaged: section \(section) holds a value out of range (block \(block)); rebuild it with `fpbench index build`")
+                    file.report(damage: "damaged: section \(section) holds a value out of range (block \(block)); \(file.remedy)")
                 } else {
                     verified[block] = true
                     continue

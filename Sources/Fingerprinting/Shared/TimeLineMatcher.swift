@@ -145,6 +145,13 @@ protocol TimeLineParameters {
 }
 
 extension TimeLineParameters {
+    /// Why the time factors cannot be searched, or nil: half to twice the speed (each factor more is a search of
+    /// its own, so a factor of 65,536 never ends).
+    var timeFactorProblem: String? {
+        minimumTimeFactor >= 0.5 && minimumTimeFactor <= 1 && maximumTimeFactor >= 1 && maximumTimeFactor <= 2 ? nil
+            : "0.5 <= minimumTimeFactor <= 1 <= maximumTimeFactor <= 2 (half to twice the speed; each factor more is a search of its own)"
+    }
+
     var matcher: TimeLineMatcher {
         TimeLineMatcher(minimumHits: minimumHits, tolerance: lineTolerance, timeFactors: minimumTimeFactor...maximumTimeFactor)
     }

@@ -50,9 +50,7 @@ public struct Panako: FramedFingerprinting, Parameterized {
                 return "3 <= peakBinRadius <= bins, peakFrameRadius <= 1,000, hashRange 0-63"
             }
             if minimumHits < 1 || minimumAlignedHits < 1 || lineTolerance < 0 { return "minimumHits and minimumAlignedHits at least 1, lineTolerance at least 0" }
-            if !(minimumTimeFactor >= 0.5 && minimumTimeFactor <= 1 && maximumTimeFactor >= 1 && maximumTimeFactor <= 2) {
-                return "0.5 <= minimumTimeFactor <= 1 <= maximumTimeFactor <= 2 (half to twice the speed; each factor more is a search of its own)"
-            }
+            if let bad = timeFactorProblem { return bad }
             if let bad = KeyCounts.limitProblem(commonHashLimit) { return bad }
             return nil
         }

@@ -47,9 +47,7 @@ public struct QuadFingerprinting: FramedFingerprinting, Parameterized {
                 || max(referenceWindowEnd, queryWindowEnd) > 10_000 { return "windows start at 1 frame or later and end after they start, within 10,000 frames" }
             if !(1...100_000).contains(referenceQuadsPerSecond) || !(1...100_000).contains(queryQuadsPerSecond) { return "quads per second 1-100,000" }
             if !(0...64).contains(hashTolerance) || minimumHits < 1 || minimumAlignedQuads < 1 || lineTolerance < 0 { return "hashTolerance 0-64, minimum counts at least 1, lineTolerance at least 0" }
-            if !(minimumTimeFactor >= 0.5 && minimumTimeFactor <= 1 && maximumTimeFactor >= 1 && maximumTimeFactor <= 2) {
-                return "0.5 <= minimumTimeFactor <= 1 <= maximumTimeFactor <= 2 (half to twice the speed; each factor more is a search of its own)"
-            }
+            if let bad = timeFactorProblem { return bad }
             return nil
         }
     }
