@@ -28,9 +28,13 @@ let package = Package(
         .target(name: "CFFmpeg", path: "Sources/CFFmpeg", linkerSettings: [.linkedLibrary("dl")]),
         // renameat2's exchange, which Swift's Glibc module does not expose (an outside system's index put in place).
         .target(name: "CFiles", path: "Sources/CFiles"),
+        // Nearest vectors by inner product: exact through OpenBLAS, approximate through FAISS (libopenblas-serial-dev,
+        // libfaiss-dev: a static C++ library without its C API, so the shim is ours).
+        .target(name: "CVectorSearch", path: "Sources/CVectorSearch",
+                linkerSettings: [.linkedLibrary("faiss"), .linkedLibrary("openblas"), .linkedLibrary("gomp")]),
         .target(name: "AudioIO", dependencies: ["CFFmpeg", "CSndFile", "CSoxr"]),
         .target(name: "DSP", dependencies: ["CFFTW", "CGSL"]),
-        .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP", "CXXHash"]),
+        .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP", "CXXHash", "CVectorSearch"]),
         .target(name: "Degradation", dependencies: ["AudioIO", "DSP", "CRubberBand"]),
         .target(name: "OutsidePrograms", dependencies: ["AudioIO", "Fingerprinting", "CFiles"]),
         // What both engines use: datasets, the fingerprint cache, results files and their shards, statistics.

@@ -17,7 +17,10 @@ static int open_onto(const char *path, int flags, int target) {
     return 0;
 }
 
-pid_t cfiles_spawn(const char *path, char *const argv[], char *const envp[], const char *out, const char *err, int *error) {
+/// Starts the child; its standard input is `in_fd` (or /dev/null when -1), its output `out_fd` (or the file
+/// `out` when -1), its error the file `err`.
+static pid_t spawn_onto(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd, const char *out,
+                        const char *err, int *error) {
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) { *error = errno; return -1; }
     pid_t parent = getpid();
@@ -31,8 +34,9 @@ pid_t cfiles_spawn(const char *path, char *const argv[], char *const envp[], con
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        if (open_onto("/dev/null", O_RDONLY, 0) == 0 && open_onto(out, O_WRONLY | O_CREAT | O_TRUNC, 1) == 0
-            && open_onto(err, O_WRONLY | O_CREAT | O_TRUNC, 2) == 0) execve(path, argv, envp);
+        int input = in_fd >= 0 ? (dup2(in_fd, 0) < 0 ? -1 : 0) : open_onto("/dev/null", O_RDONLY, 0);
+        int output = out_fd >= 0 ? (dup2(out_fd, 1) < 0 ? -1 : 0) : open_onto(out, O_WRONLY | O_CREAT | O_TRUNC, 1);
+        if (input == 0 && output == 0 && open_onto(err, O_WRONLY | O_CREAT | O_TRUNC, 2) == 0) execve(path, argv, envp);
         int e = errno;
         (void)!write(report[1], &e, sizeof e);
         _exit(127);
@@ -48,6 +52,24 @@ pid_t cfiles_spawn(const char *path, char *const argv[], char *const envp[], con
         *error = e;
         return -1;
     }
+    return pid;
+}
+
+pid_t cfiles_spawn(const char *path, char *const argv[], char *const envp[], const char *out, const char *err, int *error) {
+    return spawn_onto(path, argv, envp, -1, -1, out, err, error);
+}
+
+pid_t cfiles_spawn_piped(const char *path, char *const argv[], char *const envp[], const char *err, int *to_child,
+                         int *from_child, int *error) {
+    int in[2], out[2];
+    if (pipe2(in, O_CLOEXEC) != 0) { *error = errno; return -1; }
+    if (pipe2(out, O_CLOEXEC) != 0) { *error = errno; close(in[0]); close(in[1]); return -1; }
+    pid_t pid = spawn_onto(path, argv, envp, in[0], out[1], NULL, err, error);
+    close(in[0]);
+    close(out[1]);
+    if (pid < 0) { close(in[1]); close(out[0]); return -1; }
+    *to_child = in[1];
+    *from_child = out[0];
     return pid;
 }
 

@@ -3,12 +3,13 @@ import DSP
 import Degradation
 import Fingerprinting
 import Foundation
+import OutsidePrograms
 
-/// CPU seconds used by the calling thread.
+/// CPU seconds used by the calling thread, and by the child processes it waited for (`ChildCPU`: external commands).
 package func threadCPUSeconds() -> Double {
     var time = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9 + ChildCPU.thisThread
 }
 
 /// The process's peak resident memory in bytes.

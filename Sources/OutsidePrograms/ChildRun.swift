@@ -109,7 +109,7 @@ public struct ChildRun: Sendable {
 /// that also starts children of its own, such as a test runner, must not: they would look like orphans.)
 /// Children are started with PR_SET_PDEATHSIG, so a killed fpbench takes its running calls with it.
 public enum Orphans {
-    private static let state = Mutex((reaper: false, inFlight: 0))
+    private static let state = Mutex((reaper: false, inFlight: 0, spared: Set<pid_t>()))
 
     /// Makes this process the reaper of its children's orphans, killed once no child run is in flight.
     public static func reapOrphans() {
@@ -118,12 +118,17 @@ public enum Orphans {
 
     static func starting() { state.withLock { $0.inFlight += 1 } }
 
+    /// A long-lived child (an external command's `Server`): not an orphan while it serves.
+    static func spare(_ pid: pid_t) { state.withLock { _ = $0.spared.insert(pid) } }
+    static func release(_ pid: pid_t) { state.withLock { _ = $0.spared.remove(pid) } }
+
     static func ended() {
         state.withLock {
             $0.inFlight -= 1
             guard $0.reaper, $0.inFlight == 0 else { return }
             let me = getpid()
-            for pid in ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap({ pid_t($0) }) where parent(of: pid) == me {
+            for pid in ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap({ pid_t($0) })
+            where parent(of: pid) == me && !$0.spared.contains(pid) {
                 Glibc.kill(pid, SIGKILL)
                 var status: Int32 = 0
                 waitpid(pid, &status, 0)

@@ -2,42 +2,74 @@ import AudioIO
 import Fingerprinting
 import Foundation
 
-/// An algorithm defined by a configuration file: a command turns a WAV file into 32-bit words, and a
-/// built-in metric compares them. The contract, documented in docs/algorithms.md ("External algorithms"):
-/// the command gets a mono 16-bit WAV at `sampleRate` in place of `{input}` and prints the words on
-/// standard output, separated by commas or white space (`"output": "words"`), or as JSON
-/// `{"words": [...]}` (`"output": "json"`); a non-zero exit is a failure, reported with its stderr.
-public struct ExternalAlgorithm: FingerprintAlgorithm {
+/// An algorithm defined by a configuration file and a command in any language, of one of three kinds
+/// (`output`): 32-bit words compared by bit-error rate, hashes searched by the index and matcher of
+/// the built-in hash algorithms, or vectors searched by the vector index. The contract, documented in
+/// docs/algorithms.md ("External algorithms"): the command gets a mono 16-bit WAV at `sampleRate` and
+/// prints what it makes of it; run once per file (`"mode": "call"`, `{input}` in the command) or started
+/// once and asked for file after file (`"mode": "serve"`, a JSON line in, a JSON line out), so a model
+/// loads once per run. A failure is that file's, reported with the algorithm and the reason.
+public struct ExternalCommand: Sendable {
     public struct Configuration: Sendable, Codable, Equatable {
         public var identifier: String
         public var displayName: String
         public var sampleRate: Double
         public var command: [String]
         public var output: OutputFormat
-        public var compare: Metric
-        /// Seconds of audio per word, for offsets.
-        public var wordDuration: Double
+        /// Words: the metric (only bit-error rate so far).
+        public var compare: Metric? = nil
+        /// Words: seconds of audio per word, for offsets.
+        public var wordDuration: Double? = nil
         public var minimumDuration: Double
-        /// A match when the bit-error rate is below this.
-        public var berThreshold: Double
-        /// How a catalog is searched (absent: brute force).
-        public var search: Search?
+        /// Words: a match when the bit-error rate is below this.
+        public var berThreshold: Double? = nil
+        /// Words: how a catalog is searched (absent: brute force).
+        public var search: Search? = nil
         /// How to get the command, shown when it is missing.
         public var install: String
         public var parameters: [Parameter]
-        /// Wall-clock seconds one call may take before it is killed and named (absent: `defaultTimeoutSeconds`).
-        public var timeoutSeconds: Double?
+        /// Wall-clock seconds one fingerprint may take before the command is killed and named (absent: `defaultTimeoutSeconds`).
+        public var timeoutSeconds: Double? = nil
+        /// Run per file, or started once (absent: per file).
+        public var mode: Mode? = nil
+        /// Hashes and vectors: seconds the printed times are rounded to (the hashes' frame, the vectors' segment hop).
+        public var step: Double? = nil
+        /// Hashes: a match needs at least this many time-aligned hashes (absent: 5, audfprint's).
+        public var minimumAlignedHashes: Int? = nil
+        /// Vectors: how many floats each has.
+        public var dimension: Int? = nil
+        /// Vectors: a match when the mean similarity of the aligned segments reaches this.
+        public var minimumSimilarity: Double? = nil
+        /// Vectors: nearest reference segments per query segment (absent: 20).
+        public var neighbours: Int? = nil
+        /// Vectors: "exact", or a FAISS index_factory description ("IVF256,PQ32", "HNSW32"); absent: by size.
+        public var vectorSearch: String? = nil
+        /// Vectors: FAISS lists probed (IVF) or candidates kept (HNSW) (absent: 64).
+        public var probes: Int? = nil
     }
 
-    /// How the command prints its words.
-    public enum OutputFormat: String, Sendable, Codable {
-        /// Separated by commas or white space.
+    /// What the command prints.
+    public enum OutputFormat: String, Sendable, Codable, CaseIterable {
+        /// 32-bit words separated by commas or white space.
         case words
         /// `{"words": [...]}`.
         case json
+        /// `{"hashes": [[hash, seconds], ...]}`: 32-bit hashes at their times, in time order.
+        case hashes
+        /// `{"times": [seconds, ...], "vectors": [[float, ...], ...]}`: one vector per time, times increasing.
+        case vectors
     }
 
-    /// How a catalog of the command's fingerprints is searched.
+    /// How the command is run.
+    public enum Mode: String, Sendable, Codable {
+        /// Once per file, `{input}` replaced by its path; it prints its answer and exits.
+        case call
+        /// Started once (no `{input}`); reads requests `{"input": PATH, "role": "reference" | "query"}`, a JSON
+        /// line each, and answers each with one JSON line: the output's object, or `{"error": "reason"}`.
+        case serve
+    }
+
+    /// How a catalog of the command's words is searched.
     public enum Search: String, Sendable, Codable {
         /// Every reference compared (the thesis suite's small catalogs).
         case bruteForce = "brute-force"
@@ -45,187 +77,142 @@ public struct ExternalAlgorithm: FingerprintAlgorithm {
         case words
     }
 
-    /// The built-in metrics; the only one so far compares 32-bit words by bit-error rate at the best alignment.
+    /// The built-in metrics of words; the only one so far compares 32-bit words by bit-error rate at the best alignment.
     public enum Metric: String, Sendable, Codable {
         case bitErrorRate = "bit-error-rate"
     }
 
     public let configuration: Configuration
+    /// The long-lived processes of a command in `serve` mode, shared by every copy of it.
+    let servers: ServerPool
 
     public init(configuration: Configuration) throws {
-        guard configuration.command.contains("{input}") else {
-            throw ExternalCommandError(command: configuration.command, reason: "the command must contain {input}")
-        }
-        if let limit = configuration.timeoutSeconds, !(limit > 0 && limit <= 86_400) {
-            throw ExternalCommandError(command: configuration.command, reason: "timeoutSeconds: above 0 and at most 86,400")
-        }
+        if let problem = Self.problem(configuration) { throw ExternalCommandError(command: configuration.command, reason: problem) }
         self.configuration = configuration
+        servers = ServerPool()
     }
 
-    /// Reads a configuration file.
-    public static func load(_ path: String) throws -> ExternalAlgorithm {
+    /// Why a configuration cannot run (nil: it can), said for the field that is wrong.
+    static func problem(_ c: Configuration) -> String? {
+        let serving = c.mode == .serve
+        if serving == c.command.contains("{input}") {
+            return serving ? "a command in serve mode reads its inputs' paths from standard input: no {input}" : "the command must contain {input}"
+        }
+        if let limit = c.timeoutSeconds, !(limit > 0 && limit <= 86_400) { return "timeoutSeconds: above 0 and at most 86,400" }
+        func absent(_ names: [String], _ values: [Any?]) -> String? {
+            let missing = zip(names, values).filter { $0.1 == nil }.map(\.0)
+            return missing.isEmpty ? nil : "output \(c.output.rawValue) needs \(missing.joined(separator: ", "))"
+        }
+        switch c.output {
+        case .words, .json:
+            if let missing = absent(["compare", "wordDuration", "berThreshold"], [c.compare, c.wordDuration, c.berThreshold]) { return missing }
+            if !(c.wordDuration! > 0) { return "wordDuration: above 0" }
+        case .hashes:
+            if let missing = absent(["step"], [c.step]) { return missing }
+            if let count = c.minimumAlignedHashes, !(1...10_000).contains(count) { return "minimumAlignedHashes: 1 to 10,000" }
+        case .vectors:
+            if let missing = absent(["step", "dimension", "minimumSimilarity"], [c.step, c.dimension, c.minimumSimilarity]) { return missing }
+            if !(1...4096).contains(c.dimension!) { return "dimension: 1 to 4,096" }
+            if !(-1...1).contains(c.minimumSimilarity!) { return "minimumSimilarity: -1 to 1 (a mean inner product of unit vectors)" }
+            if let k = c.neighbours, !(1...1000).contains(k) { return "neighbours: 1 to 1,000" }
+            if let probes = c.probes, !(1...65_536).contains(probes) { return "probes: 1 to 65,536" }
+        }
+        if let step = c.step, !(step >= 0.001 && step <= 60) { return "step: 0.001 to 60 seconds" }
+        if c.output != .words, c.output != .json, c.compare != nil || c.wordDuration != nil || c.berThreshold != nil || c.search != nil {
+            return "compare, wordDuration, berThreshold and search are for words; output \(c.output.rawValue) does not use them"
+        }
+        return nil
+    }
+
+    /// Reads a configuration file; `{here}` in its command is the file's folder (a script kept beside it).
+    public static func load(_ path: String) throws -> ExternalCommand {
         guard let data = RegularFile.contents(path) else {
             throw ExternalCommandError(command: [path], reason: "no such configuration file")
         }
-        do { return try ExternalAlgorithm(configuration: decodeStrictly(Configuration.self, from: data)) } catch let error as StrictDecodingError {
+        do {
+            var configuration = try decodeStrictly(Configuration.self, from: data)
+            let here = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
+            configuration.command = configuration.command.map { $0.replacingOccurrences(of: "{here}", with: here) }
+            return try ExternalCommand(configuration: configuration)
+        } catch let error as StrictDecodingError {
             throw ExternalCommandError(command: [path], reason: "broken configuration: \(error.reason)")
         }
     }
 
-    public var identifier: String { configuration.identifier }
+    /// The algorithm the file defines, of its kind.
+    public func algorithm() throws -> AnyAlgorithm {
+        switch configuration.output {
+        case .words, .json: AnyAlgorithm(ExternalAlgorithm(command: self))
+        case .hashes: AnyAlgorithm(ExternalHashAlgorithm(command: self))
+        case .vectors: AnyAlgorithm(try ExternalVectorAlgorithm(command: self))
+        }
+    }
 
     /// The command's program when it is neither on PATH nor an executable path (nil: it can run). Checked
     /// before a run, so a missing tool is one refusal, not a failure per query.
     public var missingProgram: String? { executablePath(configuration.command[0]) == nil ? configuration.command[0] : nil }
-    /// 2: the time unit is stored as `step` (was frameDuration, hopDuration or imageDuration).
-    public var revision: Int { 2 }
-    public var displayName: String { configuration.displayName }
-    public var sampleRate: Double { configuration.sampleRate }
-    public var minimumDuration: Double { configuration.minimumDuration }
-    public var offsetResolution: Double? { configuration.wordDuration }
-    public var rawFigureName: String { "bit-error rate" }
-    public var profile: Profile {
-        Profile(configuration.parameters + (configuration.search == .words ? [
-            Parameter("search", "inverted index of the 32-bit words, exact lookups, offsets voted; candidates verified by BER",
-                      source: "AcoustID's index over Chromaprint (Lalinský, acoustid-index); the index is ours"),
-        ] : []) + [
-            Parameter("command", configuration.command.joined(separator: " "), source: "external configuration"),
-            Parameter("compare", "\(configuration.compare.rawValue) at the best alignment, match below \(configuration.berThreshold)",
-                      source: "external configuration; the metric is built in"),
-        ])
-    }
 
-    public func fingerprint(_ audio: Audio, role: FingerprintRole) throws -> ExternalFingerprint {
+    /// A fingerprint of an hour takes fpcalc well under a second; ten minutes means the command hangs.
+    public static let defaultTimeoutSeconds = 600.0
+    var timeout: Double { configuration.timeoutSeconds ?? Self.defaultTimeoutSeconds }
+
+    /// What the command prints for `audio`, and its wall time (start-up included in call mode). The command's
+    /// CPU time is charged to the calling thread (`ChildCPU`), so an algorithm's costs count it.
+    func output(for audio: Audio, role: FingerprintRole) throws -> (output: Data, seconds: Double) {
         let folder = try ScratchFolder.make("external")
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("input.wav").path
         try AudioWriter.write(audio, to: input)
         let started = Date()
-        let stdout = try run(configuration.command.map { $0 == "{input}" ? input : $0 })
-        let words = try parse(stdout)
-        try checkCoverage(words: words.count, of: audio.duration)
-        return ExternalFingerprint(words: words, step: configuration.wordDuration, duration: audio.duration,
-                                   commandSeconds: Date().timeIntervalSince(started))
+        let output = configuration.mode == .serve ? try serve(input, role: role) : try call(configuration.command.map { $0 == "{input}" ? input : $0 })
+        return (output, Date().timeIntervalSince(started))
     }
 
-    public func compare(query: ExternalFingerprint, reference: ExternalFingerprint) -> Comparison {
-        bestBitErrorComparison(query: query.words, reference: reference.words, step: configuration.wordDuration)
-    }
-
-    public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure < configuration.berThreshold }
-
-    /// Brute force, or (`"search": "words"`) an inverted index of the words, looked up exactly as AcoustID's
-    /// index does (Chromaprint itself has no search); candidates verified by bit-error rate at the best alignment.
-    public func makeIndex() -> ExternalIndex {
-        configuration.search == .words ? .words(WordLookup(flippingBits: false)) : .bruteForce(BruteForceIndex())
-    }
-
-    /// What a command's words may fall short of the audio they were given, beyond 5 %: its first frame and its
-    /// filters' context (fpcalc's words cover 7.3 s of 10 s, 281.1 s of 283.9 s, measured).
-    static let contextSeconds = 3.0
-
-    /// A fingerprint that covers clearly less than its audio is an error, not a shorter fingerprint: the command
-    /// read part of its input (fpcalc without `-length 0` reads the first 120 s).
-    func checkCoverage(words: Int, of duration: Double) throws {
-        let covered = Double(words) * configuration.wordDuration
-        guard covered + Self.contextSeconds < 0.95 * duration else { return }
-        throw ExternalCommandError(command: configuration.command, reason: String(
-            format: "its words cover %.1f s of the %.1f s of audio it was given: the command reads only part of its input "
-                + "(fpcalc needs -length 0 to read a whole file; its default is the first 120 s)", covered, duration))
-    }
-
-    /// A fingerprint of an hour takes fpcalc well under a second; ten minutes means the command hangs.
-    public static let defaultTimeoutSeconds = 600.0
-
-    private func run(_ arguments: [String]) throws -> Data {
-        guard let program = executablePath(arguments[0]) else {
-            throw ExternalCommandError(command: arguments, reason: "\(arguments[0]) \(notRunnable(arguments[0])) (not installed? \(configuration.install))")
-        }
+    private func call(_ arguments: [String]) throws -> Data {
+        let program = try runnable()
         let child: ChildRun
-        do { child = try ChildRun.run(program, Array(arguments.dropFirst()),
-                                                timeout: configuration.timeoutSeconds ?? Self.defaultTimeoutSeconds, keepErrors: true) } catch {
-            throw ExternalCommandError(command: arguments, reason: "cannot start: \(error)")
+        do { child = try ChildRun.run(program, Array(arguments.dropFirst()), timeout: timeout, keepErrors: true) } catch {
+            throw failure("cannot start: \(error)")
         }
+        ChildCPU.charge(child.cpuSeconds)
         guard child.status == 0, !child.timedOut, !child.flooded else {
-            let message = child.errors.split(separator: "\n").first.map(String.init) ?? ""
-            throw ExternalCommandError(command: arguments, reason: "\(child.ending): \(message)")
+            throw failure("\(child.ending): \(child.errors.split(separator: "\n").first.map(String.init) ?? "")")
         }
         return child.output
     }
 
-    private func parse(_ data: Data) throws -> [UInt32] {
-        if configuration.output == .json {
-            struct Words: Decodable { var words: [UInt32] }
-            guard let decoded = try? JSONDecoder().decode(Words.self, from: data) else {
-                throw ExternalCommandError(command: configuration.command, reason: "output is not JSON {\"words\": [...]}")
-            }
-            return decoded.words
+    private func serve(_ input: String, role: FingerprintRole) throws -> Data {
+        let program = try runnable()
+        let request = try JSONSerialization.data(withJSONObject: ["input": input, "role": role.rawValue], options: [.sortedKeys, .withoutEscapingSlashes])
+        let answer: Data
+        do { answer = try servers.ask(request, program: program, arguments: Array(configuration.command.dropFirst()), timeout: timeout) } catch let error as ServerError {
+            throw failure(error.description)
         }
-        let text = String(decoding: data, as: UTF8.self)
-        let fields = text.split(whereSeparator: { $0 == "," || $0.isWhitespace })
-        let words = fields.compactMap { UInt32($0) ?? Int32($0).map { UInt32(bitPattern: $0) } }
-        guard words.count == fields.count, !words.isEmpty else {
-            throw ExternalCommandError(command: configuration.command, reason: "output is not a list of 32-bit words: \(text.prefix(80))")
+        if let said = try? JSONSerialization.jsonObject(with: answer) as? [String: Any], said.count == 1, let reason = said["error"] as? String {
+            throw failure("it answered with an error: \(reason)")
         }
-        return words
+        return answer
     }
-}
 
-/// An external algorithm's catalog index: brute force or its words looked up.
-public enum ExternalIndex: FingerprintIndex {
-    case bruteForce(BruteForceIndex<ExternalFingerprint>)
-    case words(WordLookup<ExternalFingerprint>)
+    private func runnable() throws -> String {
+        guard let program = executablePath(configuration.command[0]) else {
+            throw failure("\(configuration.command[0]) \(notRunnable(configuration.command[0])) (not installed? \(configuration.install))")
+        }
+        return program
+    }
 
-    public mutating func add(_ print: ExternalFingerprint, reference: Int) {
-        switch self {
-        case .bruteForce(var index): index.add(print, reference: reference); self = .bruteForce(index)
-        case .words(var index): index.add(print, reference: reference); self = .words(index)
-        }
+    /// An error naming the algorithm and its command.
+    func failure(_ reason: String) -> ExternalCommandError {
+        ExternalCommandError(command: configuration.command, reason: reason, algorithm: configuration.identifier)
     }
-    public mutating func seal() {
-        if case .words(var index) = self { index.seal(); self = .words(index) }
-    }
-    public func candidates(for query: ExternalFingerprint, limit: Int) -> [Candidate] {
-        switch self {
-        case .bruteForce(let index): index.candidates(for: query, limit: limit)
-        case .words(let index): index.candidates(for: query, limit: limit)
-        }
-    }
-    public var isIndexed: Bool { if case .words = self { true } else { false } }
-    public var byteCount: Int {
-        switch self {
-        case .bruteForce(let index): index.byteCount
-        case .words(let index): index.byteCount
-        }
-    }
-    public func save(to writer: inout IndexFile.Writer) {
-        switch self {
-        case .bruteForce(let index): index.save(to: &writer)
-        case .words(let index): index.save(to: &writer)
-        }
-    }
-    public mutating func load(from reader: IndexFile.Reader) throws {
-        switch self {
-        case .bruteForce(var index): try index.load(from: reader); self = .bruteForce(index)
-        case .words(var index): try index.load(from: reader); self = .words(index)
-        }
-    }
-}
-
-/// The words an external command printed, and how long the command took (start-up included).
-public struct ExternalFingerprint: WordFingerprint, Equatable {
-    public var words: [UInt32]
-    public var step: Double
-    public var duration: Double
-    /// Wall time of the command, process start-up included.
-    public var commandSeconds: Double
-
-    public var subFingerprintCount: Int { words.count }
-    public var byteCount: Int { words.count * 4 }
 }
 
 public struct ExternalCommandError: Error, CustomStringConvertible {
     public var command: [String]
     public var reason: String
-    public var description: String { "external command `\(command.joined(separator: " "))`: \(reason)" }
+    /// The algorithm whose command it is, when known.
+    public var algorithm: String? = nil
+    public var description: String {
+        (algorithm.map { "external algorithm \($0), command " } ?? "external command ") + "`\(command.joined(separator: " "))`: \(reason)"
+    }
 }

@@ -23,7 +23,7 @@ public struct PeerTiming: Sendable, Codable, Equatable {
         var timing = PeerTiming(command: "fpcalc -raw -length 0 FILE", files: 0, audioSeconds: 0, cpuSeconds: [], peakResidentBytes: [])
         for path in paths {
             let child: ChildRun
-            do { child = try ChildRun.run(executable, ["-raw", "-length", "0", path], timeout: ExternalAlgorithm.defaultTimeoutSeconds) } catch { timing.failure = "\(error)"; return timing }
+            do { child = try ChildRun.run(executable, ["-raw", "-length", "0", path], timeout: ExternalCommand.defaultTimeoutSeconds) } catch { timing.failure = "\(error)"; return timing }
             // fpcalc exits 3 when its decoder reports an error at the very end of some Ogg files, after
             // printing the whole fingerprint; that still counts as fingerprinted.
             guard child.status == 0 || String(decoding: child.output, as: UTF8.self).contains("FINGERPRINT=") else {

@@ -22,11 +22,11 @@ struct ExternalOption: ParsableArguments {
     /// Every built-in algorithm, then the external ones.
     func algorithms() throws -> [AnyAlgorithm] {
         try AlgorithmRegistry.all + files.map { file in
-            let external = try validated { try ExternalAlgorithm.load(file) }
+            let external = try validated { try ExternalCommand.load(file) }
             if let program = external.missingProgram {
                 throw ValidationError("\(file): its command '\(program)' is not installed (not on PATH); to install: \(external.configuration.install)")
             }
-            return AnyAlgorithm(external)
+            return try validated { try external.algorithm() }
         }
     }
 

@@ -10,14 +10,14 @@ import Testing
 
 @Suite struct ExternalAlgorithmTests {
     /// A real external process standing in for fpcalc: `od` prints the WAV's bytes as unsigned 32-bit words.
-    func configuration(command: [String]) -> ExternalAlgorithm.Configuration {
-        ExternalAlgorithm.Configuration(identifier: "od-words", displayName: "od as a fingerprinter", sampleRate: 8000,
+    func configuration(command: [String]) -> ExternalCommand.Configuration {
+        ExternalCommand.Configuration(identifier: "od-words", displayName: "od as a fingerprinter", sampleRate: 8000,
                                         command: command, output: .words, compare: .bitErrorRate, wordDuration: 0.0005,
                                         minimumDuration: 0.1, berThreshold: 0.35, install: "coreutils", parameters: [])
     }
 
     @Test func anExternalCommandFingerprintsAndCompares() throws {
-        let algorithm = AnyAlgorithm(try ExternalAlgorithm(configuration: configuration(command: ["od", "-An", "-v", "-tu4", "{input}"])))
+        let algorithm = AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: configuration(command: ["od", "-An", "-v", "-tu4", "{input}"]))))
         let tone = sine(frequency: 440, duration: 1, sampleRate: 8000)
         let print = try algorithm.fingerprint(tone)
         #expect(print.subFingerprintCount == (44 + 16_000) / 4)  // the WAV header and 8,000 16-bit samples, as words
@@ -32,9 +32,9 @@ import Testing
     /// limit) and finds an excerpt's reference and offset; without, it is brute force.
     @Test func aWordsSearchIndexesTheCatalog() throws {
         var words = configuration(command: ["od", "-An", "-v", "-tu4", "{input}"])
-        #expect(!Catalog(algorithm: AnyAlgorithm(try ExternalAlgorithm(configuration: words))).isIndexed)
+        #expect(!Catalog(algorithm: AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: words)))).isIndexed)
         words.search = .words
-        let algorithm = AnyAlgorithm(try ExternalAlgorithm(configuration: words))
+        let algorithm = AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: words)))
         let catalog = Catalog(algorithm: algorithm)
         #expect(catalog.isIndexed)
         let noise = SeededNoise(seed: 7)
@@ -51,19 +51,19 @@ import Testing
     }
 
     @Test func aFailingCommandIsReportedWithItsReason() throws {
-        let missing = AnyAlgorithm(try ExternalAlgorithm(configuration: configuration(command: ["no-such-fingerprinter", "{input}"])))
+        let missing = AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: configuration(command: ["no-such-fingerprinter", "{input}"]))))
         #expect { try missing.fingerprint(sine(frequency: 440, duration: 1, sampleRate: 8000)) } throws: { error in
             "\(error)".contains("no-such-fingerprinter not found") && "\(error)".contains("coreutils")
         }
-        let garbage = AnyAlgorithm(try ExternalAlgorithm(configuration: configuration(command: ["echo", "not words", "{input}"])))
+        let garbage = AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: configuration(command: ["echo", "not words", "{input}"]))))
         #expect { try garbage.fingerprint(sine(frequency: 440, duration: 1, sampleRate: 8000)) } throws: {
             "\($0)".contains("not a list of 32-bit words")
         }
-        #expect(throws: ExternalCommandError.self) { try ExternalAlgorithm(configuration: configuration(command: ["od"])) }
+        #expect(throws: ExternalCommandError.self) { try ExternalCommand(configuration: configuration(command: ["od"])) }
         // Refused before a run (fpbench --external) instead of failing every query.
-        #expect(try ExternalAlgorithm(configuration: configuration(command: ["no-such-fingerprinter", "{input}"])).missingProgram == "no-such-fingerprinter")
-        #expect(try ExternalAlgorithm(configuration: configuration(command: ["od", "{input}"])).missingProgram == nil)
-        #expect(try ExternalAlgorithm(configuration: configuration(command: ["/bin/od", "{input}"])).missingProgram == nil)
+        #expect(try ExternalCommand(configuration: configuration(command: ["no-such-fingerprinter", "{input}"])).missingProgram == "no-such-fingerprinter")
+        #expect(try ExternalCommand(configuration: configuration(command: ["od", "{input}"])).missingProgram == nil)
+        #expect(try ExternalCommand(configuration: configuration(command: ["/bin/od", "{input}"])).missingProgram == nil)
     }
 
     /// A command that reads part of its input (fpcalc's default: the first 120 s) is an error naming both
@@ -72,23 +72,23 @@ import Testing
         let minutes = Audio(samples: [Float](repeating: 0.1, count: 8000 * 180), sampleRate: 8000)
         var cut = configuration(command: ["sh", "-c", "head -c \(44 + 8000 * 2 * 60) \"$0\" | od -An -v -tu4", "{input}"])
         cut.wordDuration = 1.0 / 4000  // two 16-bit samples a word
-        let truncating = AnyAlgorithm(try ExternalAlgorithm(configuration: cut))
+        let truncating = AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: cut)))
         #expect { try truncating.fingerprint(minutes) } throws: {
             "\($0)".contains("cover 60.0 s of the 180.0 s") && "\($0)".contains("-length 0")
         }
-        let whole = AnyAlgorithm(try ExternalAlgorithm(configuration: configuration(command: ["od", "-An", "-v", "-tu4", "{input}"])))
+        let whole = AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: configuration(command: ["od", "-An", "-v", "-tu4", "{input}"]))))
         #expect(try whole.fingerprint(minutes).subFingerprintCount == (44 + 8000 * 2 * 180) / 4)
     }
 
     @Test func theChromaprintConfigurationLoads() throws {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Algorithms/chromaprint-fpcalc.json").path
-        let chromaprint = try ExternalAlgorithm.load(path)
+        let command = try ExternalCommand.load(path), chromaprint = try command.algorithm()
         #expect(chromaprint.identifier == "chromaprint" && chromaprint.sampleRate == 11_025)
         #expect(chromaprint.profile.parameters.contains { $0.name == "command" && $0.value.hasPrefix("fpcalc -raw") })
         // The shipped configurations read whole files: fpcalc's own default is the first 120 s.
         for file in ["chromaprint-fpcalc.json", "chromaprint-fpcalc-indexed.json"] {
-            let command = try ExternalAlgorithm.load(URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file).path).configuration.command
+            let command = try ExternalCommand.load(URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file).path).configuration.command
             #expect(command.firstIndex(of: "-length").map { command[$0 + 1] } == "0", "\(file) lacks -length 0")
         }
         guard executablePath("fpcalc") != nil else {
@@ -100,11 +100,11 @@ import Testing
         let tracks = ["track10.ogg", "track11.ogg"].map { dataset.path("drascula/\($0)") }
         let music = try tracks.map { try AudioReader.read($0, sampleRate: 11_025) }
         let threeMinutes = Audio(samples: Array((music[0].samples + music[1].samples).prefix(11_025 * 180)), sampleRate: 11_025)
-        let print = try AnyAlgorithm(chromaprint).fingerprint(threeMinutes)
+        let print = try chromaprint.fingerprint(threeMinutes)
         #expect(Double(print.subFingerprintCount) * 0.1238 > 175)
-        var cut = chromaprint.configuration
+        var cut = command.configuration
         cut.command.removeAll { $0 == "-length" || $0 == "0" }
-        #expect { try AnyAlgorithm(try ExternalAlgorithm(configuration: cut)).fingerprint(threeMinutes) } throws: { "\($0)".contains("of the 180.0 s") }
+        #expect { try AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: cut))).fingerprint(threeMinutes) } throws: { "\($0)".contains("of the 180.0 s") }
 
         // The indexed configuration's index file is verified given its configuration, and named without it.
         let folder = temporaryFolder(), index = folder.appendingPathComponent("c.fpindex").path

@@ -34,7 +34,7 @@ import Testing
         "ProgressReporter.plainInterval": ProgressReporter.plainInterval,
         "ProgressReporter.redrawInterval": ProgressReporter.redrawInterval,
         "ChildRun.outputLimit": Double(ChildRun.outputLimit),
-        "ExternalAlgorithm.defaultTimeoutSeconds": ExternalAlgorithm.defaultTimeoutSeconds,
+        "ExternalCommand.defaultTimeoutSeconds": ExternalCommand.defaultTimeoutSeconds,
         "ExternalAlgorithm.contextSeconds": ExternalAlgorithm.contextSeconds,
         "PairYardstick.seconds": PairYardstick.seconds,
         "SimulatedRoom.solvingRate": SimulatedRoom.solvingRate,

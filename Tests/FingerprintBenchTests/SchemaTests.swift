@@ -31,7 +31,7 @@ struct SchemaValidator {
     static let known: Set<String> = ["$schema", "$id", "$defs", "$ref", "title", "description", "type", "enum", "const", "properties",
                                      "required", "additionalProperties", "items", "minItems", "maxItems", "minProperties", "maxProperties",
                                      "propertyNames", "pattern", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-                                     "oneOf", "allOf"]
+                                     "oneOf", "allOf", "if", "then", "else"]
 
     /// Every violation of `schema` (within the schema whose `$id` is `base`) by `value`, as "path: reason".
     func errors(_ value: JSON, _ schema: JSON, base: String, path: String = "$") -> [String] {
@@ -54,6 +54,9 @@ struct SchemaValidator {
         if case .array(let options)? = s["enum"], !options.contains(value) { out.append("\(path): \(value) is not one of \(options)") }
         if let constant = s["const"], constant != value { out.append("\(path): \(value) is not \(constant)") }
         if case .array(let all)? = s["allOf"] { for sub in all { out += errors(value, sub, base: base, path: path) } }
+        if let condition = s["if"], let branch = errors(value, condition, base: base, path: path).isEmpty ? s["then"] : s["else"] {
+            out += errors(value, branch, base: base, path: path)
+        }
         if case .array(let one)? = s["oneOf"] {
             let passing = one.filter { errors(value, $0, base: base, path: path).isEmpty }.count
             if passing != 1 { out.append("\(path): matches \(passing) of oneOf's \(one.count) schemas, not exactly 1") }
@@ -220,13 +223,13 @@ struct SchemaValidator {
         let schema = try JSON.parse(try Data(contentsOf: Self.folder.appendingPathComponent("algorithm.schema.json")))
         let v = SchemaValidator(schemas: ["urn:fpbench:algorithm:1": schema])
         let folder = repositoryRoot.appendingPathComponent("Algorithms")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
-        #expect(files.count >= 2)
+        let files = try FileManager.default.subpathsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") && !$0.hasPrefix("nafp-small/") }.sorted()
+        #expect(files.count >= 4)
         for name in files {
             let path = folder.appendingPathComponent(name).path, text = try String(contentsOfFile: path, encoding: .utf8)
             let found = v.errors(try JSON.parse(Data(text.utf8)), schema, base: "urn:fpbench:algorithm:1")
             #expect(found.isEmpty, "\(found) in \(name)")
-            #expect(throws: Never.self) { try ExternalAlgorithm.load(path) }
+            #expect(throws: Never.self) { try ExternalCommand.load(path) }
             let misspelt = text.replacingOccurrences(of: "\"displayName\"", with: "\"displayname\"")
             #expect(!v.errors(try JSON.parse(Data(misspelt.utf8)), schema, base: "urn:fpbench:algorithm:1").isEmpty)
             let stopped = text.replacingOccurrences(of: "\"install\"", with: "\"timeoutSeconds\": 0, \"install\"")
@@ -234,7 +237,7 @@ struct SchemaValidator {
             let copy = Scratch.path("fpbench-schema", ".json")
             try Data(stopped.utf8).write(to: copy)
             defer { try? FileManager.default.removeItem(at: copy) }
-            #expect { try ExternalAlgorithm.load(copy.path) } throws: { "\($0)".contains("timeoutSeconds: above 0 and at most 86,400") }
+            #expect { try ExternalCommand.load(copy.path) } throws: { "\($0)".contains("timeoutSeconds: above 0 and at most 86,400") }
         }
     }
 

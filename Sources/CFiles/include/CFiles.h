@@ -13,6 +13,11 @@ int cfiles_exchange(const char *a, const char *b);
 /// (an exec failure included).
 pid_t cfiles_spawn(const char *path, char *const argv[], char *const envp[], const char *out, const char *err, int *error);
 
+/// As `cfiles_spawn`, for a long-lived child spoken to through pipes: `*to_child` is written to its standard
+/// input, `*from_child` reads its standard output (both close on exec); its error goes to the file `err`.
+pid_t cfiles_spawn_piped(const char *path, char *const argv[], char *const envp[], const char *err, int *to_child,
+                         int *from_child, int *error);
+
 /// Makes this process the reaper of its orphaned descendants (PR_SET_CHILD_SUBREAPER): a grandchild whose
 /// parent exits becomes this process's child instead of init's, so it can be found and stopped.
 int cfiles_become_subreaper(void);

@@ -14,7 +14,7 @@ public struct HashFingerprint: Fingerprint, Equatable {
     }
 
     /// From (time << 32 | hash) keys in any order, repeats dropped: sorted by time, then hash.
-    init(keys: [UInt64], step: Double, duration: Double) {
+    public init(keys: [UInt64], step: Double, duration: Double) {
         var keys = keys
         keys.sort()
         var unique = 0

@@ -1,7 +1,7 @@
 /// Wang's matching: every hash the query shares with the reference votes for the time offset between
 /// them; the best offset's hits (±1 frame) are the time-aligned matches.
-enum OffsetHistogramMatcher {
-    static func compare(query: HashFingerprint, reference: HashFingerprint) -> Comparison {
+public enum OffsetHistogramMatcher {
+    public static func compare(query: HashFingerprint, reference: HashFingerprint) -> Comparison {
         let shared = SharedHashes(query, reference)
         guard let lastQueryTime = query.times.last, let best = bestOffset(shared, lowest: -Int(lastQueryTime),
                                                                           highest: Int(reference.times.last ?? 0)) else {

@@ -1,0 +1,40 @@
+// Nearest-neighbour search over float vectors by inner product: exact (one matrix product through BLAS,
+// OpenBLAS from Debian) and approximate (FAISS from Debian's libfaiss-dev, whose packaged library has no C
+// API: this is ours, over its C++ one). Called from VectorIndex.swift.
+#ifndef VECTOR_SEARCH_H
+#define VECTOR_SEARCH_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// For each of the `n` queries (rows of `dimension` floats), the `k` base rows with the largest inner
+/// product, best first, ties to the lower row: `scores` and `rows` hold n * k entries (rows -1 and scores
+/// -inf past the base's end). The base is `count` rows; it is read in blocks, so memory stays bounded.
+void vs_exact_search(const float *base, int64_t count, int dimension, const float *queries, int64_t n, int k,
+                     float *scores, int64_t *rows);
+
+typedef struct vs_faiss vs_faiss;
+
+/// A FAISS index made by `description` (index_factory's language: "IVF1024,PQ32", "HNSW32"), by inner
+/// product, trained on and holding `count` rows; `probes` sets nprobe (IVF) or efSearch (HNSW). NULL on
+/// failure, with FAISS's message in `error`. FAISS runs one thread: fpbench runs queries in parallel.
+vs_faiss *vs_faiss_build(const char *description, int dimension, const float *base, int64_t count, int probes,
+                         char *error, size_t error_size);
+/// As `vs_exact_search`, approximately; 0, or -1 with the message in `error`.
+int vs_faiss_search(const vs_faiss *index, const float *queries, int64_t n, int k, float *scores, int64_t *rows,
+                    char *error, size_t error_size);
+/// The index as bytes (FAISS's own format), in a buffer to release with `free`; its size in `size`.
+uint8_t *vs_faiss_write(const vs_faiss *index, size_t *size, char *error, size_t error_size);
+/// An index read back from `vs_faiss_write`'s bytes, with `probes`; NULL with the message when they are not one.
+vs_faiss *vs_faiss_read(const uint8_t *bytes, size_t size, int probes, char *error, size_t error_size);
+/// Bytes the index holds (its codes and lists, as written).
+size_t vs_faiss_byte_count(const vs_faiss *index);
+void vs_faiss_free(vs_faiss *index);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,174 @@
+#include "vector_search.h"
+
+#include <cblas.h>
+#include <faiss/AutoTune.h>
+#include <faiss/impl/io.h>
+#include <faiss/index_factory.h>
+#include <faiss/index_io.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+// libgomp's (FAISS is built with it); its omp.h is GCC's, out of clang's reach.
+extern "C" void omp_set_num_threads(int);
+
+struct vs_faiss {
+    std::unique_ptr<faiss::Index> index;
+    size_t bytes;
+};
+
+namespace {
+
+/// Base rows per matrix product: 8,192 rows by at most a few hundred queries stays a few megabytes.
+const int64_t block_rows = 8192;
+
+struct Hit {
+    float score;
+    int64_t row;
+};
+
+/// Better: a larger score, then a lower row.
+bool better(const Hit &a, const Hit &b) { return a.score > b.score || (a.score == b.score && a.row < b.row); }
+
+void say(char *error, size_t size, const char *message) {
+    if (error && size) std::snprintf(error, size, "%s", message);
+}
+
+/// One thread for FAISS, set once: fpbench parallelises queries itself.
+void single_thread() {
+    static std::once_flag once;
+    std::call_once(once, [] { omp_set_num_threads(1); });
+}
+
+/// nprobe for an inverted file, efSearch for HNSW (FAISS's own names, set as its autotuner does).
+void set_probes(faiss::Index *index, int probes) {
+    if (probes <= 0) return;
+    faiss::ParameterSpace space;
+    for (const char *name : {"nprobe", "efSearch"}) {
+        try {
+            space.set_index_parameter(index, name, probes);
+            return;
+        } catch (const std::exception &) {
+            // not this kind of index
+        }
+    }
+}
+
+size_t written_size(const faiss::Index *index) {
+    faiss::VectorIOWriter writer;
+    faiss::write_index(index, &writer);
+    return writer.data.size();
+}
+
+}  // namespace
+
+extern "C" void vs_exact_search(const float *base, int64_t count, int dimension, const float *queries, int64_t n, int k,
+                                float *scores, int64_t *rows) {
+    std::vector<std::vector<Hit>> best(n);
+    std::vector<float> products(static_cast<size_t>(n) * std::min(count, block_rows));
+    for (int64_t first = 0; first < count; first += block_rows) {
+        const int64_t m = std::min(block_rows, count - first);
+        // products (n x m) = queries (n x d) * block^T (d x m)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)m, dimension, 1.0f, queries, dimension,
+                    base + first * dimension, dimension, 0.0f, products.data(), (int)m);
+        for (int64_t q = 0; q < n; q++) {
+            auto &heap = best[q];  // a min-heap by `better`: its front is the worst kept
+            const float *row = products.data() + q * m;
+            for (int64_t j = 0; j < m; j++) {
+                Hit hit{row[j], first + j};
+                if ((int)heap.size() < k) {
+                    heap.push_back(hit);
+                    std::push_heap(heap.begin(), heap.end(), better);
+                } else if (better(hit, heap.front())) {
+                    std::pop_heap(heap.begin(), heap.end(), better);
+                    heap.back() = hit;
+                    std::push_heap(heap.begin(), heap.end(), better);
+                }
+            }
+        }
+    }
+    for (int64_t q = 0; q < n; q++) {
+        auto &hits = best[q];
+        std::sort(hits.begin(), hits.end(), better);
+        for (int i = 0; i < k; i++) {
+            const bool kept = i < (int)hits.size();
+            scores[q * k + i] = kept ? hits[i].score : -std::numeric_limits<float>::infinity();
+            rows[q * k + i] = kept ? hits[i].row : -1;
+        }
+    }
+}
+
+extern "C" vs_faiss *vs_faiss_build(const char *description, int dimension, const float *base, int64_t count, int probes,
+                                    char *error, size_t error_size) {
+    single_thread();
+    try {
+        std::unique_ptr<faiss::Index> index(faiss::index_factory(dimension, description, faiss::METRIC_INNER_PRODUCT));
+        index->train(count, base);
+        index->add(count, base);
+        set_probes(index.get(), probes);
+        const size_t bytes = written_size(index.get());
+        return new vs_faiss{std::move(index), bytes};
+    } catch (const std::exception &e) {
+        say(error, error_size, e.what());
+        return nullptr;
+    }
+}
+
+extern "C" int vs_faiss_search(const vs_faiss *index, const float *queries, int64_t n, int k, float *scores, int64_t *rows,
+                               char *error, size_t error_size) {
+    try {
+        std::vector<faiss::Index::idx_t> labels(static_cast<size_t>(n) * k);
+        index->index->search(n, queries, k, scores, labels.data());
+        for (size_t i = 0; i < labels.size(); i++) {
+            rows[i] = labels[i];
+            if (labels[i] < 0) scores[i] = -std::numeric_limits<float>::infinity();
+        }
+        return 0;
+    } catch (const std::exception &e) {
+        say(error, error_size, e.what());
+        return -1;
+    }
+}
+
+extern "C" uint8_t *vs_faiss_write(const vs_faiss *index, size_t *size, char *error, size_t error_size) {
+    try {
+        faiss::VectorIOWriter writer;
+        faiss::write_index(index->index.get(), &writer);
+        auto *bytes = static_cast<uint8_t *>(std::malloc(std::max<size_t>(1, writer.data.size())));
+        if (!bytes) {
+            say(error, error_size, "out of memory");
+            return nullptr;
+        }
+        std::memcpy(bytes, writer.data.data(), writer.data.size());
+        *size = writer.data.size();
+        return bytes;
+    } catch (const std::exception &e) {
+        say(error, error_size, e.what());
+        return nullptr;
+    }
+}
+
+extern "C" vs_faiss *vs_faiss_read(const uint8_t *bytes, size_t size, int probes, char *error, size_t error_size) {
+    single_thread();
+    try {
+        faiss::VectorIOReader reader;
+        reader.data.assign(bytes, bytes + size);
+        std::unique_ptr<faiss::Index> index(faiss::read_index(&reader));
+        set_probes(index.get(), probes);
+        return new vs_faiss{std::move(index), size};
+    } catch (const std::exception &e) {
+        say(error, error_size, e.what());
+        return nullptr;
+    }
+}
+
+extern "C" size_t vs_faiss_byte_count(const vs_faiss *index) { return index->bytes; }
+
+extern "C" void vs_faiss_free(vs_faiss *index) { delete index; }

@@ -1,0 +1,227 @@
+import CVectorSearch
+import Foundation
+
+/// How a vector index finds each query segment's nearest reference segments.
+public enum VectorSearch: Sendable, Equatable, CustomStringConvertible {
+    /// Every reference segment scored: one matrix product through BLAS (OpenBLAS).
+    case exact
+    /// FAISS, an index made by `description` in its index_factory's language ("IVF1024,PQ32", "HNSW32"),
+    /// with `probes` lists searched (IVF's nprobe) or candidates kept (HNSW's efSearch).
+    case faiss(description: String, probes: Int)
+
+    /// Exact search up to this many segments (about 280 h at a 0.5 s hop, 512 MB of 128 floats); FAISS above.
+    public static let exactLimit = 2_000_000
+
+    /// What a catalog of `count` segments gets unless told: exact, or an inverted file of product-quantised
+    /// codes (NAFP's own choice for its large database, §3.4) with about 4 √count lists, 64 of them probed.
+    public static func automatic(count: Int, dimension: Int) -> VectorSearch {
+        guard count > exactLimit else { return .exact }
+        let lists = 1 << Int(log2(4 * Double(count).squareRoot()).rounded())
+        return .faiss(description: "IVF\(lists),PQ\(max(1, dimension / 4))", probes: 64)
+    }
+
+    public var description: String {
+        switch self {
+        case .exact: "exact inner product (BLAS)"
+        case .faiss(let description, let probes): "FAISS \(description), \(probes) probes"
+        }
+    }
+}
+
+/// The index of the vector algorithms, searched as NAFP searches (Chang et al., ICASSP 2021, §3.4): each
+/// query segment's `neighbours` nearest reference segments vote for a recording and an offset (reference
+/// time - query time), a vote weighing its similarity; the candidates are the (recording, offset) pairs
+/// with the largest summed similarity, which the catalog verifies by `SequenceMatcher`.
+public struct VectorIndex: FingerprintIndex {
+    let neighbours: Int
+    let chosen: VectorSearch?
+    private var dimension = 0
+    private var step = 0.0
+    private var values: [Float] = []
+    private var references: [Int32] = []
+    private var times: [UInt32] = []
+    private var approximate: FaissIndex?
+
+    /// `search`: nil for `VectorSearch.automatic` by the catalog's size.
+    public init(neighbours: Int, search: VectorSearch? = nil) {
+        self.neighbours = neighbours
+        chosen = search
+    }
+
+    public mutating func add(_ print: VectorFingerprint, reference: Int) {
+        precondition(dimension == 0 || dimension == print.dimension, "every fingerprint of one algorithm has one dimension")
+        dimension = print.dimension
+        step = print.step
+        values += print.values
+        references += repeatElement(Int32(reference), count: print.times.count)
+        times += print.times
+    }
+
+    /// The search asked for: the one chosen, or the automatic one for the segments held.
+    var planned: VectorSearch { chosen ?? .automatic(count: times.count, dimension: max(1, dimension)) }
+    /// The search in use: FAISS once its index is built or read, else exact.
+    public var search: VectorSearch { approximate == nil ? .exact : planned }
+    /// Why FAISS could not build the index asked for (then the search is exact).
+    public private(set) var faissProblem: String?
+
+    public mutating func seal() {
+        guard case .faiss(let description, let probes) = planned, !times.isEmpty, approximate == nil else { return }
+        // A catalog too small for the description (fewer segments than lists) is searched exactly, and says why.
+        do { approximate = try FaissIndex(description: description, dimension: dimension, rows: values, probes: probes) } catch {
+            faissProblem = "\(error)"
+        }
+    }
+
+    /// Each query row's nearest reference rows: (similarity, row), `neighbours` per query row.
+    func nearest(_ query: VectorFingerprint) -> (scores: [Float], rows: [Int64]) {
+        let n = query.times.count, k = min(neighbours, times.count)
+        var scores = [Float](repeating: 0, count: n * k), rows = [Int64](repeating: -1, count: n * k)
+        guard k > 0, query.dimension == dimension else { return ([], []) }
+        if let approximate, (try? approximate.search(query.values, count: n, k: k, scores: &scores, rows: &rows)) != nil {
+            return (scores, rows)
+        }
+        vs_exact_search(values, Int64(times.count), Int32(dimension), query.values, Int64(n), Int32(k), &scores, &rows)
+        return (scores, rows)
+    }
+
+    public func candidates(for query: VectorFingerprint, limit: Int) -> [Candidate] {
+        let (scores, rows) = nearest(query)
+        guard !rows.isEmpty else { return [] }
+        let k = rows.count / query.times.count
+        struct Key: Hashable { var reference: Int32; var offset: Int }
+        var votes: [Key: (sum: Float, count: Int)] = [:]
+        for (i, time) in query.times.enumerated() {
+            for slot in (i * k)..<((i + 1) * k) where rows[slot] >= 0 {
+                let row = Int(rows[slot])
+                votes[Key(reference: references[row], offset: Int(times[row]) - Int(time)), default: (0, 0)].sum += scores[slot]
+                votes[Key(reference: references[row], offset: Int(times[row]) - Int(time))]!.count += 1
+            }
+        }
+        // The best offset of each reference, references by their best summed similarity (then lower reference).
+        var best: [Int32: (key: Key, sum: Float, count: Int)] = [:]
+        for (key, vote) in votes where best[key.reference].map({ vote.sum > $0.sum || (vote.sum == $0.sum && key.offset < $0.key.offset) }) ?? true {
+            best[key.reference] = (key, vote.sum, vote.count)
+        }
+        return best.values.sorted { $0.sum != $1.sum ? $0.sum > $1.sum : $0.key.reference < $1.key.reference }.prefix(limit)
+            .map { Candidate(reference: Int($0.key.reference), offset: Double($0.key.offset) * step, hits: $0.count) }
+    }
+
+    /// The segments as floats, their recordings and times, and FAISS's own index when it is used.
+    public var byteCount: Int { values.count * 4 + times.count * 8 + (approximate?.byteCount ?? 0) }
+
+    public func save(to writer: inout IndexFile.Writer) {
+        writer.set("vectors.dimension", Double(dimension))
+        writer.set("vectors.step", step)
+        values.withUnsafeBufferPointer { writer.addBlocks("vectors.values", $0) }
+        references.withUnsafeBufferPointer { writer.add("vectors.references", $0) }
+        times.withUnsafeBufferPointer { writer.add("vectors.times", $0) }
+        if let bytes = approximate?.bytes { writer.add("vectors.faiss", bytes) }
+    }
+
+    public mutating func load(from reader: IndexFile.Reader) throws {
+        dimension = try reader.integer("vectors.dimension", in: 1...65_536)
+        step = try reader.step("vectors.step")
+        values = Array(try reader.array("vectors.values", of: Float.self))
+        references = Array(try reader.array("vectors.references", of: Int32.self))
+        times = Array(try reader.array("vectors.times", of: UInt32.self))
+        guard values.count == times.count * dimension, references.count == times.count,
+              references.allSatisfy({ $0 >= 0 && Int($0) < reader.header.references.count }) else {
+            throw IndexFileError(path: reader.path, reason: "damaged: the vector sections disagree in length or name a recording it does not hold")
+        }
+        if reader.header.sections["vectors.faiss"] != nil, case .faiss(_, let probes) = planned {
+            approximate = try FaissIndex(bytes: try reader.bytes("vectors.faiss"), probes: probes, path: reader.path)
+        }
+    }
+}
+
+/// A FAISS index through our C shim (Sources/CVectorSearch), freed with its last reference.
+final class FaissIndex: @unchecked Sendable {
+    private let handle: OpaquePointer
+
+    init(description: String, dimension: Int, rows: [Float], probes: Int) throws {
+        var error = [CChar](repeating: 0, count: 512)
+        guard let handle = vs_faiss_build(description, Int32(dimension), rows, Int64(rows.count / dimension), Int32(probes), &error, error.count) else {
+            throw VectorSearchError(description: "FAISS \(description): \(message(error))")
+        }
+        self.handle = handle
+    }
+
+    init(bytes: UnsafeRawBufferPointer, probes: Int, path: String) throws {
+        var error = [CChar](repeating: 0, count: 512)
+        guard let base = bytes.baseAddress,
+              let handle = vs_faiss_read(base.assumingMemoryBound(to: UInt8.self), bytes.count, Int32(probes), &error, error.count) else {
+            throw IndexFileError(path: path, reason: "damaged: FAISS cannot read its index: \(message(error))")
+        }
+        self.handle = handle
+    }
+
+    deinit { vs_faiss_free(handle) }
+
+    func search(_ queries: [Float], count: Int, k: Int, scores: inout [Float], rows: inout [Int64]) throws {
+        var error = [CChar](repeating: 0, count: 512)
+        guard vs_faiss_search(handle, queries, Int64(count), Int32(k), &scores, &rows, &error, error.count) == 0 else {
+            throw VectorSearchError(description: "FAISS search: \(message(error))")
+        }
+    }
+
+    var byteCount: Int { vs_faiss_byte_count(handle) }
+
+    var bytes: Data? {
+        var size = 0
+        guard let buffer = vs_faiss_write(handle, &size, nil, 0) else { return nil }
+        defer { free(buffer) }
+        return Data(bytes: buffer, count: size)
+    }
+}
+
+public struct VectorSearchError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+extension VectorSearch {
+    /// A setting as written: "exact", a FAISS index_factory description, or nil (chosen by size); `probes`
+    /// for FAISS (absent: 64). FAISS's own parser judges the description when the index is built.
+    public static func parse(_ setting: String?, probes: Int?) -> Result<VectorSearch?, VectorSearchError> {
+        guard let setting else { return .success(nil) }
+        if setting == "exact" { return .success(.exact) }
+        guard setting.hasPrefix("IVF") || setting.hasPrefix("HNSW") || setting.hasPrefix("PQ") || setting.hasPrefix("Flat") else {
+            return .failure(VectorSearchError(description: "\"exact\" or a FAISS index_factory description (\"IVF1024,PQ32\", \"HNSW32\"), not \"\(setting)\""))
+        }
+        return .success(.faiss(description: setting, probes: probes ?? 64))
+    }
+}
+
+/// How a vector algorithm's segments are matched, with provenance: the vector index's search, the
+/// voting neighbours, sequence matching and its threshold.
+public struct VectorMatching: Sendable {
+    /// NAFP's evaluation keeps the 20 nearest segments of each query segment (our reading of its search code: `k_probe = 20`).
+    public static let defaultNeighbours = 20
+
+    public var step: Double
+    public var minimumSimilarity: Double
+    public var neighbours: Int?
+    public var search: VectorSearch?
+
+    public init(step: Double, minimumSimilarity: Double, neighbours: Int?, search: VectorSearch?) {
+        (self.step, self.minimumSimilarity, self.neighbours, self.search) = (step, minimumSimilarity, neighbours, search)
+    }
+
+    /// The parameters, each value from `source` unless it is a default of ours.
+    public func parameters(source: String) -> [Parameter] {
+        [
+            Parameter("step", "\(step) s", source: "\(source): the segments' hop; times are rounded to it"),
+            Parameter("search", search.map(\.description) ?? "exact up to \(VectorSearch.exactLimit) segments, FAISS IVF-PQ above",
+                      source: search == nil ? "our choice: exact where it is fast enough (NAFP §3.4 searches its large database with FAISS IVF-PQ)" : source),
+            Parameter("neighbours", neighbours ?? Self.defaultNeighbours, source: neighbours == nil
+                      ? "NAFP's evaluation: the 20 nearest segments per query segment vote for a recording and an offset" : source),
+            Parameter("matching", "mean inner product of the query's segments with the reference's at the best offset",
+                      source: "NAFP §3.4 (sequence search); the implementation is fpbench's"),
+            Parameter("minimumSimilarity", minimumSimilarity, source: source),
+        ]
+    }
+}
+
+/// A C string in a buffer, up to its end.
+private func message(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

@@ -1,0 +1,160 @@
+import AudioIO
+@testable import Fingerprinting
+import Foundation
+import OutsidePrograms
+import Testing
+
+/// The three kinds of external algorithm (words, hashes, vectors) and the vector index: the worked Python
+/// examples in Algorithms/examples find real music, broken copies are refused by name and lose nothing
+/// else, and the vector index's exact and FAISS searches agree.
+@Suite(.serialized) struct ExternalKindsTests {
+    static let examples = repositoryRoot.appendingPathComponent("Algorithms/examples")
+    static var hashes: String { examples.appendingPathComponent("landmark-hashes.json").path }
+    static var vectors: String { examples.appendingPathComponent("random-projection-vectors.json").path }
+
+    /// numpy under /usr/bin/python3 (scripts/test.sh installs python3-numpy); in CI its absence is a failure.
+    func requireNumpy() throws -> Bool {
+        let found = (try? ChildRun.run("/usr/bin/python3", ["-c", "import numpy"]))?.status == 0
+        if !found, ProcessInfo.processInfo.environment["CI"] == "true" { throw unavailable("python3-numpy is not installed (scripts/test.sh installs it)") }
+        return found
+    }
+
+    /// Three real tracks indexed; a 10 s crop of the second, 23.4 s in, is found there at its offset.
+    @Test(arguments: [hashes, vectors]) func anExampleFindsACropOfRealMusic(file: String) throws {
+        guard try requireNumpy() else { return }
+        let algorithm = try ExternalCommand.load(file).algorithm()
+        let dataset = try catalogCIDataset()
+        let tracks = ["track10.ogg", "track11.ogg", "track12.ogg"].map { dataset.path("drascula/\($0)") }
+        let catalog = Catalog(algorithm: algorithm)
+        for track in tracks { try catalog.add(try algorithm.fingerprint(file: track), name: track) }
+        let music = try AudioReader.read(tracks[1], sampleRate: algorithm.sampleRate)
+        let start = Int(23.4 * algorithm.sampleRate)
+        let crop = Audio(samples: Array(music.samples[start..<(start + Int(10 * algorithm.sampleRate))]), sampleRate: algorithm.sampleRate)
+        let best = try #require(try catalog.search(try algorithm.fingerprint(crop, role: .query), limit: 1).first)
+        #expect(best.reference == tracks[1])
+        #expect(abs(best.comparison.offset - 23.4) <= algorithm.offsetResolution!, "\(algorithm.identifier) found it at \(best.comparison.offset) s")
+    }
+
+    /// A copy of an example with a fault: each is refused with the algorithm's name and the reason, and
+    /// the next file is fingerprinted as if nothing had happened.
+    @Test func brokenCopiesAreRefusedByNameAndLoseNothingElse() throws {
+        guard try requireNumpy() else { return }
+        let audio = Audio(samples: (0..<16_000).map { Float(sin(Double($0) * 0.05)) * 0.5 + Float(($0 * 7919) % 101) / 500 }, sampleRate: 8000)
+        var wrongDimension = try ExternalCommand.load(Self.vectors).configuration
+        wrongDimension.dimension = 64
+        #expect { try ExternalCommand(configuration: wrongDimension).algorithm().fingerprint(audio) } throws: {
+            "\($0)".contains("external algorithm random-projection-py") && "\($0)".contains("vector 0 has 128 values; its file says dimension 64")
+        }
+        // A server that answers NaN for its second file, and dies on its fourth.
+        var faulty = wrongDimension
+        faulty.dimension = 2
+        faulty.command = ["/usr/bin/python3", "-u", "-c", """
+            import json, sys
+            for n, line in enumerate(sys.stdin):
+                if n == 3: sys.exit(3)
+                value = float('nan') if n == 1 else 1.0
+                print(json.dumps({"times": [0.0, 0.5], "vectors": [[1.0, value], [0.5, 0.5]]}), flush=True)
+            """]
+        let server = try ExternalCommand(configuration: faulty).algorithm()
+        #expect(try server.fingerprint(audio).subFingerprintCount == 2)
+        #expect { try server.fingerprint(audio) } throws: { "\($0)".contains("random-projection-py") && "\($0)".contains("NaN and infinities are not JSON") }
+        #expect(try server.fingerprint(audio).subFingerprintCount == 2)
+        #expect { try server.fingerprint(audio) } throws: { "\($0)".contains("its process ended mid-run (exit status 3)") }
+        #expect(try server.fingerprint(audio).subFingerprintCount == 2, "a new process answers the next file")
+
+        var backwards = try ExternalCommand.load(Self.hashes).configuration
+        backwards.command = ["sh", "-c", #"echo '{"hashes": [[7, 1.0], [9, 0.5]]}'"#, "sh", "{input}"]
+        #expect { try ExternalCommand(configuration: backwards).algorithm().fingerprint(audio) } throws: {
+            "\($0)".contains("landmark-hashes-py") && "\($0)".contains("hash 1's time goes backwards")
+        }
+        backwards.command = ["sh", "-c", #"echo '{"hashes": [[7, 0.5], [9, 400]]}'"#, "sh", "{input}"]
+        #expect { try ExternalCommand(configuration: backwards).algorithm().fingerprint(audio) } throws: { "\($0)".contains("hash 1 at 400.0 s, outside the 2.000 s") }
+        var dying = backwards
+        dying.command = ["sh", "-c", "kill -9 $$", "sh", "{input}"]
+        #expect { try ExternalCommand(configuration: dying).algorithm().fingerprint(audio) } throws: { "\($0)".contains("killed by signal 9") }
+        #expect(try ExternalCommand.load(Self.hashes).algorithm().fingerprint(audio).subFingerprintCount > 0, "the next call is untouched")
+    }
+
+    @Test func configurationsOfTheWrongShapeAreRefusedOnLoad() throws {
+        var c = try ExternalCommand.load(Self.vectors).configuration
+        c.minimumSimilarity = nil
+        #expect { try ExternalCommand(configuration: c) } throws: { "\($0)".contains("output vectors needs minimumSimilarity") }
+        c = try ExternalCommand.load(Self.vectors).configuration
+        c.command.append("{input}")
+        #expect { try ExternalCommand(configuration: c) } throws: { "\($0)".contains("serve mode reads its inputs' paths from standard input") }
+        c = try ExternalCommand.load(Self.vectors).configuration
+        c.vectorSearch = "LSH"
+        #expect { try ExternalCommand(configuration: c).algorithm() } throws: { "\($0)".contains("vectorSearch: \"exact\" or a FAISS") }
+        var h = try ExternalCommand.load(Self.hashes).configuration
+        h.berThreshold = 0.3
+        #expect { try ExternalCommand(configuration: h) } throws: { "\($0)".contains("output hashes does not use them") }
+    }
+}
+
+/// The vector index: exact search through BLAS and FAISS's approximate search agree on the top answer;
+/// its index file round-trips, FAISS's part included, and a flipped byte is caught by its checksum.
+@Suite struct VectorIndexTests {
+    /// `count` random unit vectors of 32 floats, seeded.
+    static func vectors(_ count: Int, seed: UInt64) -> [Float] {
+        var state = seed
+        let values = (0..<(count * 32)).map { _ -> Float in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Float(Int64(bitPattern: state >> 11) % 2000 - 1000) / 1000
+        }
+        return VectorFingerprint.normalized(values, dimension: 32)
+    }
+
+    /// 40 references of 500 segments; 200 queries of 8 segments each, copies of a reference stretch with noise.
+    static func catalog(_ search: VectorSearch) -> (VectorIndex, [(query: VectorFingerprint, reference: Int, offset: Double)]) {
+        var index = VectorIndex(neighbours: 10, search: search)
+        var prints: [VectorFingerprint] = []
+        for r in 0..<40 {
+            let print = VectorFingerprint(dimension: 32, values: vectors(500, seed: UInt64(r + 1)), times: (0..<500).map(UInt32.init), step: 0.5, duration: 250)
+            index.add(print, reference: r)
+            prints.append(print)
+        }
+        index.seal()
+        let queries = (0..<200).map { q -> (VectorFingerprint, Int, Double) in
+            let r = (q * 7) % 40, first = (q * 13) % 490
+            let noise = vectors(8, seed: UInt64(10_000 + q))
+            let values = zip(prints[r].values[(first * 32)..<((first + 8) * 32)], noise).map { $0 + 0.6 * $1 }
+            return (VectorFingerprint(dimension: 32, values: VectorFingerprint.normalized(values, dimension: 32), times: (0..<8).map(UInt32.init),
+                                      step: 0.5, duration: 4), r, Double(first) * 0.5)
+        }
+        return (index, queries)
+    }
+
+    @Test func exactAndFAISSAgreeOnTheTopAnswer() throws {
+        let (exact, queries) = Self.catalog(.exact)
+        let (approximate, _) = Self.catalog(.faiss(description: "IVF64,PQ8", probes: 16))
+        #expect(approximate.search == .faiss(description: "IVF64,PQ8", probes: 16), "\(approximate.faissProblem ?? "")")
+        var agree = 0, right = 0
+        for (query, reference, offset) in queries {
+            let a = exact.candidates(for: query, limit: 1).first, b = approximate.candidates(for: query, limit: 1).first
+            if a?.reference == b?.reference && a?.offset == b?.offset { agree += 1 }
+            if a?.reference == reference && a?.offset == offset { right += 1 }
+        }
+        #expect(right == queries.count, "exact search found \(right) of \(queries.count)")
+        #expect(Double(agree) >= 0.99 * Double(queries.count), "FAISS agreed on \(agree) of \(queries.count)")
+    }
+
+    @Test func theIndexFileKeepsFAISSAndRefusesADamagedOne() throws {
+        let (built, queries) = Self.catalog(.faiss(description: "IVF64,PQ8", probes: 16))
+        var writer = IndexFile.Writer(algorithm: try AlgorithmRegistry.algorithm("constellation"), references: (0..<40).map { "r\($0)" },
+                                      durations: Array(repeating: 250, count: 40), checksums: Array(repeating: "", count: 40), calibration: nil)
+        built.save(to: &writer)
+        let path = temporaryFolder().appendingPathComponent("v.fpindex").path
+        try writer.write(to: path)
+        var loaded = VectorIndex(neighbours: 10, search: .faiss(description: "IVF64,PQ8", probes: 16))
+        try loaded.load(from: IndexFile.Reader(path: path))
+        #expect(loaded.search == built.search)
+        for (query, _, _) in queries.prefix(20) { #expect(loaded.candidates(for: query, limit: 3) == built.candidates(for: query, limit: 3)) }
+        // A byte of FAISS's section (the file's last) flipped: refused by the section's checksum, never handed to FAISS.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let section = try #require(try IndexFile.Reader(path: path).header.sections["vectors.faiss"])
+        bytes[bytes.count - section.length / 2] ^= 0xff
+        try bytes.write(to: URL(fileURLWithPath: path))
+        var damaged = VectorIndex(neighbours: 10, search: .faiss(description: "IVF64,PQ8", probes: 16))
+        #expect { try damaged.load(from: IndexFile.Reader(path: path)) } throws: { "\($0)".contains("damaged") }
+    }
+}
