@@ -22,6 +22,10 @@ public struct ConditionMetrics: Sendable, Codable, Equatable {
     public var hitAt5: Rate
     /// Correct at the threshold calibrated on the negatives of this length.
     public var correctCalibrated: Rate
+    /// The top answer, threshold not applied, names the recording at an offset within ±50 ms
+    /// (`BenchmarkMetrics.exactTolerance`): the segment-level top-1 "exact" hit rate the learned-fingerprint
+    /// papers report (NAFP, Chang et al. 2021, §4; FlowHash), which has no "no match".
+    public var exactTop1: Rate
 }
 
 /// False positives of one algorithm at one query length, and its calibrated threshold.
@@ -79,24 +83,30 @@ public struct BenchmarkMetrics: Sendable, Equatable {
                 for condition in r.spec.conditions {
                     let answers = byKey["\(algorithm)|\(length)|\(condition.id)"] ?? []
                     var counts: [Outcome: Int] = [:]
-                    var hits = 0, calibrated = 0
+                    var hits = 0, calibrated = 0, exact = 0
                     for answer in answers {
                         let q = queries[answer.query]!
                         counts[Self.outcome(answer.top.first(where: \.matched), truth: q, expectedOffset: answer.expectedOffset, results: r), default: 0] += 1
                         if answer.top.prefix(5).contains(where: { r.catalog.tracks[$0.track] == q.file }) { hits += 1 }
+                        if let top = answer.top.first, r.catalog.tracks[top.track] == q.file,
+                           abs(top.offset - (answer.expectedOffset ?? q.start)) <= Self.exactTolerance { exact += 1 }
                         if let top = answer.top.first, top.score > threshold,
                            Self.outcome(top, truth: q, expectedOffset: answer.expectedOffset, results: r) == .correct { calibrated += 1 }
                     }
                     conditions.append(ConditionMetrics(
                         algorithm: algorithm, length: length, condition: condition.id,
                         outcomes: Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0.rawValue, Rate(counts[$0] ?? 0, of: answers.count)) }),
-                        hitAt5: Rate(hits, of: answers.count), correctCalibrated: Rate(calibrated, of: answers.count)))
+                        hitAt5: Rate(hits, of: answers.count), correctCalibrated: Rate(calibrated, of: answers.count),
+                        exactTop1: Rate(exact, of: answers.count)))
                 }
             }
         }
         self.conditions = conditions
         self.negatives = negatives
     }
+
+    /// The learned-fingerprint papers' offset tolerance for an "exact" top-1 hit: ±50 ms (NAFP §4, FlowHash).
+    public static let exactTolerance = 0.05
 
     /// `expectedOffset`: where the query's first moment came from, when the condition moved time.
     public static func outcome(_ match: BenchmarkMatch?, truth: BenchmarkQuery, expectedOffset: Double? = nil, results r: BenchmarkResults) -> Outcome {

@@ -10,6 +10,8 @@ struct Algorithms: ParsableCommand {
         changes parameters: ALGORITHM@PARAMETER=VALUE[,PARAMETER=VALUE] as an identifier, or --set \
         ALGORITHM.PARAMETER=VALUE on any command; named variants (constellation@birdsong) are listed last.
 
+        "kind" says what its sub-fingerprints are: 32-bit words, hashes at times, vectors at times (the \
+        three kinds an external algorithm can be, docs/algorithms.md), or a kind of its own. \
         "can" lists what an algorithm does beyond fingerprinting and comparing: indexed (searches its own \
         index, else brute force), sliceable (a catalog can be held as slices: --catalog-shard, scale \
         --slices), scalable (keyed fingerprints for `fpbench scale`), streaming (fingerprints as a file \
@@ -30,6 +32,7 @@ struct Algorithms: ParsableCommand {
             if quiet { print(algorithm.identifier); continue }
             print("\(algorithm.identifier): \(algorithm.displayName)")
             print("  input: mono at \(Int(algorithm.sampleRate)) Hz, at least \(String(format: "%.3f", algorithm.minimumDuration)) s")
+            print("  kind: \(algorithm.kind)")
             print("  raw figure: \(algorithm.rawFigureName)")
             print("  can: \(algorithm.capabilities.names.isEmpty ? "none beyond fingerprinting and comparing" : algorithm.capabilities.names.joined(separator: ", "))")
             if let variant = AlgorithmRegistry.namedVariants.first(where: { $0.identifier == algorithm.identifier }) {

@@ -126,8 +126,8 @@ import Testing
 
     @Test func exactAndFAISSAgreeOnTheTopAnswer() throws {
         let (exact, queries) = Self.catalog(.exact)
-        let (approximate, _) = Self.catalog(.faiss(description: "IVF64,PQ8", probes: 16))
-        #expect(approximate.search == .faiss(description: "IVF64,PQ8", probes: 16), "\(approximate.faissProblem ?? "")")
+        let (approximate, _) = Self.catalog(.faiss(description: "IVF64,PQ8np", probes: 16))
+        #expect(approximate.search == .faiss(description: "IVF64,PQ8np", probes: 16), "\(approximate.faissProblem ?? "")")
         var agree = 0, right = 0
         for (query, reference, offset) in queries {
             let a = exact.candidates(for: query, limit: 1).first, b = approximate.candidates(for: query, limit: 1).first
@@ -139,13 +139,13 @@ import Testing
     }
 
     @Test func theIndexFileKeepsFAISSAndRefusesADamagedOne() throws {
-        let (built, queries) = Self.catalog(.faiss(description: "IVF64,PQ8", probes: 16))
+        let (built, queries) = Self.catalog(.faiss(description: "IVF64,PQ8np", probes: 16))
         var writer = IndexFile.Writer(algorithm: try AlgorithmRegistry.algorithm("constellation"), references: (0..<40).map { "r\($0)" },
                                       durations: Array(repeating: 250, count: 40), checksums: Array(repeating: "", count: 40), calibration: nil)
         built.save(to: &writer)
         let path = temporaryFolder().appendingPathComponent("v.fpindex").path
         try writer.write(to: path)
-        var loaded = VectorIndex(neighbours: 10, search: .faiss(description: "IVF64,PQ8", probes: 16))
+        var loaded = VectorIndex(neighbours: 10, search: .faiss(description: "IVF64,PQ8np", probes: 16))
         try loaded.load(from: IndexFile.Reader(path: path))
         #expect(loaded.search == built.search)
         for (query, _, _) in queries.prefix(20) { #expect(loaded.candidates(for: query, limit: 3) == built.candidates(for: query, limit: 3)) }
@@ -154,7 +154,7 @@ import Testing
         let section = try #require(try IndexFile.Reader(path: path).header.sections["vectors.faiss"])
         bytes[bytes.count - section.length / 2] ^= 0xff
         try bytes.write(to: URL(fileURLWithPath: path))
-        var damaged = VectorIndex(neighbours: 10, search: .faiss(description: "IVF64,PQ8", probes: 16))
+        var damaged = VectorIndex(neighbours: 10, search: .faiss(description: "IVF64,PQ8np", probes: 16))
         #expect { try damaged.load(from: IndexFile.Reader(path: path)) } throws: { "\($0)".contains("damaged") }
     }
 }

@@ -22,6 +22,8 @@ public struct AnyAlgorithm: Sendable {
     public let minimumDuration: Double
     public let offsetResolution: Double?
     public let rawFigureName: String
+    /// What its sub-fingerprints are: 32-bit words, hashes at times, vectors at times, or a kind of its own.
+    public let kind: String
     /// What it can do beyond fingerprinting and comparing (`Capabilities`): what its types show and it
     /// declares, and variants when it has parameters to set.
     public var capabilities: Capabilities { settable.isEmpty ? shown : shown.union(.variants) }
@@ -75,6 +77,7 @@ public struct AnyAlgorithm: Sendable {
         minimumDuration = algorithm.minimumDuration
         offsetResolution = algorithm.offsetResolution
         rawFigureName = algorithm.rawFigureName
+        kind = Self.kind(of: A.Print.self)
         shown = Self.capabilities(of: algorithm)
         fingerprintBody = { try algorithm.fingerprint($0, role: $1) }
         isMatchBody = { algorithm.isMatch($0) }
@@ -91,6 +94,14 @@ public struct AnyAlgorithm: Sendable {
         sliceBody = { print, start, duration in
             (print as! A.Print).slice(from: start, duration: duration).map { ($0.print, $0.start) }
         }
+    }
+
+    /// The three kinds an external algorithm can be, named by the fingerprint's type; any other is its own.
+    private static func kind(of print: any Fingerprint.Type) -> String {
+        if print is any WordFingerprint.Type { return "words (32-bit)" }
+        if print == HashFingerprint.self { return "hashes at times" }
+        if print == VectorFingerprint.self { return "vectors at times" }
+        return "its own (\(print))"
     }
 
     /// What `algorithm`'s types show it can do, and what it declares.
