@@ -34,11 +34,13 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("faiss"), .linkedLibrary("openblas"), .linkedLibrary("gomp")]),
         .target(name: "AudioIO", dependencies: ["CFFmpeg", "CSndFile", "CSoxr"]),
         .target(name: "DSP", dependencies: ["CFFTW", "CGSL"]),
-        .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP", "CXXHash", "CVectorSearch"]),
+        .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP", "CXXHash", "CVectorSearch", "CCrypto"],
+                // nafp-small's weights, trained here (Algorithms/nafp-small/README.md), read at run time.
+                resources: [.copy("Chang2021NAFP/nafp-small.fpnn")]),
         .target(name: "Degradation", dependencies: ["AudioIO", "DSP", "CRubberBand"]),
         .target(name: "OutsidePrograms", dependencies: ["AudioIO", "Fingerprinting", "CFiles"]),
         // What both engines use: datasets, the fingerprint cache, results files and their shards, statistics.
-        .target(name: "Evaluation", dependencies: ["Fingerprinting", "Degradation", "OutsidePrograms", "CCrypto"]),
+        .target(name: "Evaluation", dependencies: ["Fingerprinting", "Degradation", "OutsidePrograms"]),
         // The thesis suite: similarity matrices from the four tests.
         .target(name: "SuiteEvaluation", dependencies: ["Evaluation"]),
         // The identification benchmark: whole tracks indexed, degraded queries found among them.

@@ -1,3 +1,4 @@
+import Fingerprinting
 import AudioIO
 import DSP
 import Evaluation

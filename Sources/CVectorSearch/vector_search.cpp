@@ -1,6 +1,5 @@
 #include "vector_search.h"
 
-#include <cblas.h>
 #include <faiss/AutoTune.h>
 #include <faiss/impl/io.h>
 #include <faiss/index_factory.h>
@@ -18,6 +17,10 @@
 
 // libgomp's (FAISS is built with it); its omp.h is GCC's, out of clang's reach.
 extern "C" void omp_set_num_threads(int);
+// BLAS's Fortran entry point, OpenBLAS's here: its cblas_sgemm would lose to GSL's own reference CBLAS
+// (libgslcblas, loaded first), which exports the same name and runs a tenth as fast.
+extern "C" void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const float *alpha,
+                       const float *a, const int *lda, const float *b, const int *ldb, const float *beta, float *c, const int *ldc);
 
 struct vs_faiss {
     std::unique_ptr<faiss::Index> index;
@@ -36,6 +39,12 @@ struct Hit {
 
 /// Better: a larger score, then a lower row.
 bool better(const Hit &a, const Hit &b) { return a.score > b.score || (a.score == b.score && a.row < b.row); }
+
+/// c (m x n) = a (m x k) * b^T, b being (n x k), row-major: column-major BLAS computes c^T = b a^T.
+void multiply_transposed(const float *a, const float *b, float *c, int m, int n, int k) {
+    const float one = 1.0f, zero = 0.0f;
+    sgemm_("T", "N", &n, &m, &k, &one, b, &k, a, &k, &zero, c, &n);
+}
 
 void say(char *error, size_t size, const char *message) {
     if (error && size) std::snprintf(error, size, "%s", message);
@@ -76,8 +85,7 @@ extern "C" void vs_exact_search(const float *base, int64_t count, int dimension,
     for (int64_t first = 0; first < count; first += block_rows) {
         const int64_t m = std::min(block_rows, count - first);
         // products (n x m) = queries (n x d) * block^T (d x m)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)m, dimension, 1.0f, queries, dimension,
-                    base + first * dimension, dimension, 0.0f, products.data(), (int)m);
+        multiply_transposed(queries, base + first * dimension, products.data(), (int)n, (int)m, dimension);
         for (int64_t q = 0; q < n; q++) {
             auto &heap = best[q];  // a min-heap by `better`: its front is the worst kept
             const float *row = products.data() + q * m;

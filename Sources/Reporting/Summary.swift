@@ -1,3 +1,4 @@
+import Fingerprinting
 import Evaluation
 import Foundation
 import SuiteEvaluation

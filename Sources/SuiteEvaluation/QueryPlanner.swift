@@ -1,3 +1,4 @@
+import Fingerprinting
 import AudioIO
 import Degradation
 import DSP

@@ -9,6 +9,7 @@ public enum AlgorithmRegistry {
         AnyAlgorithm(ChromaBaseline()),
         AnyAlgorithm(Panako()),
         AnyAlgorithm(QuadFingerprinting()),
+        AnyAlgorithm(NAFPSmall()),
     ]
 
     public static var identifiers: [String] { all.map(\.identifier) }

@@ -89,4 +89,5 @@ public enum Citation {
     public static let panako = "Six 2022 (Panako 2.1)"
     public static let panakoConfiguration = "Panako 2.1 defaults"
     public static let sonnleitnerWidmer = "Sonnleitner & Widmer 2016"
+    public static let nafp = "NAFP (Chang et al., ICASSP 2021)"
 }

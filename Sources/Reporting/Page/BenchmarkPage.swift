@@ -1,3 +1,4 @@
+import Fingerprinting
 import BenchmarkEvaluation
 import Evaluation
 import Foundation

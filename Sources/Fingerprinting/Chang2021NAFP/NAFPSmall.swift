@@ -1,0 +1,83 @@
+import AudioIO
+import DSP
+import Foundation
+
+/// nafp-small: a neural audio fingerprint of NAFP's recipe (Chang et al., ICASSP 2021) at 0.7 M parameters,
+/// trained on this project's two CPU cores (docs/learned.md): each 1 s segment, every 0.5 s, embedded as a
+/// unit vector of 128 floats by a network run in-process (`SeparableEncoder`), searched by the vector index
+/// (exact, FAISS above its size) and matched as NAFP matches sequences. Not NAFP itself: its size, bands and
+/// training data are ours (the profile says which values are).
+public struct NAFPSmall: FingerprintAlgorithm {
+    /// The weights' SHA-256, as Algorithms/nafp-small/README.md pins it beside the command that made them.
+    public static let weightsSHA256 = "0892221d8603470aed7761c14caea05264df9d4ca47bd0d9a0a8dc6cce586ba6"
+    /// A match when the query's segments and the reference's agree this well on average (inner products of
+    /// unit vectors): our choice, the benchmark calibrates its own.
+    public static let minimumSimilarity = 0.5
+
+    public init() {}
+
+    public var identifier: String { "nafp-small" }
+    public var revision: Int { 1 }
+    public var displayName: String { "nafp-small: NAFP's recipe at 0.7 M parameters, trained here (Chang et al. 2021)" }
+    public var sampleRate: Double { 8000 }
+    public var minimumDuration: Double { 1 }
+    public var offsetResolution: Double? { Self.step }
+    public var rawFigureName: String { "mean similarity of the aligned segments" }
+    static let step = 0.5
+
+    public var profile: Profile {
+        let n = Citation.nafp
+        return Profile([
+            Parameter("sampleRate", 8000, source: "\(n) §3.1: 8 kHz"),
+            Parameter("segment", "1 s every 0.5 s (references and queries alike)", source: "\(n) §3.1: 1 s segments, 0.5 s hop"),
+            Parameter("frontEnd", "STFT 1,024 / 256, periodic Hann, centred frames; 64 mel bands 300-4,000 Hz; log10; scaled to the segment's maximum, floored 80 dB below",
+                      source: "\(n) §3.1 (1,024 / 256, 300-4,000 Hz); 64 bands (NAFP: 256) and the floor are our choice: a quarter of the first layer's work"),
+            Parameter("encoder", "8 separable blocks (1 × 3 over time, 3 × 1 over frequency, batch norm, ReLU), channels 32 ... 192",
+                      source: "\(n) §3.2 (the blocks); widths our choice: about a tenth of NAFP's, weights under 2 MB as float16"),
+            Parameter("projection", "192 → 256 → ELU → 128, L2-normalised", source: "\(n) §3.2: a 128-d unit embedding (one group: our choice)"),
+            Parameter("training", "NT-Xent, τ 0.05, 120 pairs a batch, 10 epochs on 6.2 h of game music disjoint from every benchmark set",
+                      source: "\(n) §3.3 (loss, τ); data and length ours: docs/learned.md, Datasets/train-small/manifest.json"),
+            Parameter("weights", "nafp-small.fpnn, 715,488 parameters, float16, SHA-256 \(Self.weightsSHA256.prefix(16))…",
+                      source: "trained here by scripts/train-nafp-small.sh (Algorithms/nafp-small/README.md)"),
+        ] + VectorMatching(step: Self.step, minimumSimilarity: Self.minimumSimilarity, neighbours: nil, search: nil)
+            .parameters(source: "our choice: no neural paper answers \"no match\"; the benchmark calibrates it"))
+    }
+
+    /// The network, read and checked once per process.
+    static let encoder: Result<SeparableEncoder, Error> = Result {
+        guard let url = Bundle.module.url(forResource: "nafp-small", withExtension: "fpnn"), let data = try? Data(contentsOf: url) else {
+            throw NeuralWeightsError(description: "nafp-small's weights file (nafp-small.fpnn) is missing from fpbench's resources: rebuild with swift build")
+        }
+        let digest = sha256Hex(data)
+        guard digest == weightsSHA256 else {
+            throw NeuralWeightsError(description: "nafp-small's weights file has SHA-256 \(digest), not the pinned \(weightsSHA256): "
+                                     + "new weights need a new pin and revision (Algorithms/nafp-small/README.md)")
+        }
+        return try SeparableEncoder(file: data)
+    }
+
+    /// Segments embedded this many at a time: a layer's activations stay a few megabytes.
+    static let batch = 64
+
+    public func fingerprint(_ audio: Audio, role: FingerprintRole) throws -> VectorFingerprint {
+        let encoder = try Self.encoder.get(), h = encoder.header
+        let hop = Int(Self.step * sampleRate)
+        let starts = Array(stride(from: 0, through: audio.samples.count - h.segment, by: hop))
+        let fft = RealFFT(size: h.fft)
+        var values: [Float] = []
+        values.reserveCapacity(starts.count * h.embedding)
+        for first in stride(from: 0, to: starts.count, by: Self.batch) {
+            let images = starts[first..<min(first + Self.batch, starts.count)].map { encoder.image(audio.samples[$0..<($0 + h.segment)], fft: fft) }
+            values += encoder.embed(images)
+        }
+        return VectorFingerprint(dimension: h.embedding, values: values, times: starts.indices.map(UInt32.init), step: Self.step, duration: audio.duration)
+    }
+
+    public func compare(query: VectorFingerprint, reference: VectorFingerprint) -> Comparison {
+        SequenceMatcher.compare(query: query, reference: reference)
+    }
+
+    public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure >= Self.minimumSimilarity }
+
+    public func makeIndex() -> VectorIndex { VectorIndex(neighbours: VectorMatching.defaultNeighbours) }
+}

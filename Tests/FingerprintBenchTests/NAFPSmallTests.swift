@@ -1,0 +1,52 @@
+@testable import Fingerprinting
+import AudioIO
+import DSP
+import Foundation
+import Testing
+
+/// nafp-small's forward pass in Swift against PyTorch's own output on the fixture's inputs, and the
+/// weights' pin.
+@Suite struct NAFPSmallTests {
+    struct Fixture: Decodable {
+        var weightsSHA256: String
+        var inputs: [String]
+        var embeddings: [[Double]]
+    }
+
+    /// The fixture's three inputs (`fixture_inputs` in scripts/train_nafp_small.py), t = n / 8000.
+    static func inputs() -> [[Float]] {
+        let t = (0..<8000).map { Double($0) / 8000 }
+        return [t.map { Float(0.3 * sin(2 * .pi * 440 * $0)) },
+                t.map { Float(0.2 * sin(2 * .pi * (300 + 900 * $0) * $0)) },
+                t.map { Float(0.1 * sin(2 * .pi * 700 * $0) + 0.1 * sin(2 * .pi * 1900 * $0 + 1) + 0.05 * sin(2 * .pi * 3100 * $0 + 2)) }]
+    }
+
+    @Test func theForwardPassReproducesPyTorch() throws {
+        let fixture = try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: repositoryRoot.appendingPathComponent("Algorithms/nafp-small/nafp-small.fpnn.fixture.json")))
+        #expect(fixture.weightsSHA256 == NAFPSmall.weightsSHA256)
+        let encoder = try NAFPSmall.encoder.get()
+        let fft = RealFFT(size: encoder.header.fft)
+        let embeddings = encoder.embed(Self.inputs().map { encoder.image($0[...], fft: fft) })
+        var largest = 0.0
+        for (i, expected) in fixture.embeddings.enumerated() {
+            for (j, value) in expected.enumerated() { largest = max(largest, abs(Double(embeddings[i * 128 + j]) - value)) }
+        }
+        #expect(largest <= 1e-4, "largest difference from PyTorch: \(largest)")
+        // One at a time gives what a batch gives.
+        let one = encoder.embed([encoder.image(Self.inputs()[2][...], fft: fft)])
+        #expect(zip(one, embeddings[256...]).allSatisfy { abs($0 - $1) <= 1e-6 })
+    }
+
+    /// A 10 s crop of real music, 23.4 s in (off the 0.5 s grid), found in a catalog of three tracks.
+    @Test func aCropOfRealMusicIsFound() throws {
+        let algorithm = try AlgorithmRegistry.algorithm("nafp-small")
+        let dataset = try catalogCIDataset()
+        let tracks = ["track10.ogg", "track11.ogg", "track12.ogg"].map { dataset.path("drascula/\($0)") }
+        let catalog = Catalog(algorithm: algorithm)
+        for track in tracks { try catalog.add(try algorithm.fingerprint(file: track), name: track) }
+        let music = try AudioReader.read(tracks[1], sampleRate: 8000)
+        let crop = Audio(samples: Array(music.samples[187_200..<267_200]), sampleRate: 8000)
+        let best = try #require(try catalog.search(try algorithm.fingerprint(crop, role: .query), limit: 1).first)
+        #expect(best.reference == tracks[1] && abs(best.comparison.offset - 23.4) <= 0.5, "\(best)")
+    }
+}
