@@ -16,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 # Only the dataset's own recordings (it has no babble or room): nothing from a dataset CI does not fetch.
 "$fpbench" benchmark --dataset catalog-ci --queries 6 --negatives 24 --lengths 2 5 --no-cache --quiet --missing-recordings leave-out \
     --conditions clean white-0dB speed-1.05 tempo-0.9 pitch-up \
-    --algorithms constellation haitsma-kalker waveprint panako panako@dense quads --out "$work/benchmark"
+    --algorithms constellation haitsma-kalker waveprint panako panako@dense quads nafp-small --out "$work/benchmark"
 mkdir -p "$out/suite" "$out/benchmark"
 cp "$work/suite/summary.md" "$work/suite/results.csv" "$out/suite/"
 cp "$work/benchmark/metrics.csv" "$work/benchmark/answers.csv" "$out/benchmark/"

@@ -163,10 +163,14 @@ class TrainingData(unittest.TestCase):
         def digest(path):
             with open(path, "rb") as f:
                 return hashlib.sha256(f.read()).hexdigest()
-        self.assertEqual(pins[0], digest(os.path.join(folder, "nafp-small.fpnn")))
+        weights = os.path.join(SCRIPTS, "..", "Sources", "Fingerprinting", "Chang2021NAFP", "nafp-small.fpnn")
+        self.assertEqual(pins[0], digest(weights))
         self.assertEqual(pins[1], digest(os.path.join(SCRIPTS, "..", "Datasets", "train-small", "manifest.json")))
         with open(os.path.join(folder, "nafp-small.fpnn.fixture.json")) as f:
             self.assertEqual(json.load(f)["weightsSHA256"], pins[0])
+        # The algorithm checks the same pin when it loads them.
+        with open(os.path.join(SCRIPTS, "..", "Sources", "Fingerprinting", "Chang2021NAFP", "NAFPSmall.swift")) as f:
+            self.assertIn('weightsSHA256 = "%s"' % pins[0], f.read())
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

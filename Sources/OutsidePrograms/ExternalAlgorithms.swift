@@ -181,8 +181,9 @@ public struct ExternalVectorAlgorithm: ExternalKind {
     public var offsetResolution: Double? { step }
     public var rawFigureName: String { "mean similarity of the aligned segments" }
     public var profile: Profile {
-        profile(VectorMatching(step: step, minimumSimilarity: configuration.minimumSimilarity!, neighbours: configuration.neighbours,
-                               search: search).parameters(source: "external configuration"))
+        profile([Parameter("step", "\(step) s", source: "external configuration: the segments' hop; times are rounded to it")]
+                + VectorMatching(minimumSimilarity: configuration.minimumSimilarity!, neighbours: configuration.neighbours, search: search)
+                .parameters(source: "external configuration"))
     }
 
     public func fingerprint(_ audio: Audio, role: FingerprintRole) throws -> VectorFingerprint {

@@ -209,6 +209,7 @@ import Testing
         "chroma-baseline": (2, "fb856e5a8df65115790a1611956dfcb6fe134bf1f5f0b128dddc0d7bede19921"),
         "panako": (1, "8b9493b97792370138009b521b19385401abbe6598ec6fe440ce2e57f3ed14cd"),
         "quads": (1, "dd168dc04ece58797f4abb773c50ade57d62d351ef1059846a32c0831edf49ad"),
+        "nafp-small": (1, "f08c32c7e9c854500e5ae1b0a24cd2e10690042948da6da79d7c7e41d5cbae36"),
     ]
 
     /// 6 s of two gliding tones over seeded pink noise, at the algorithm's rate.

@@ -7,29 +7,49 @@ import Foundation
 /// unit vector of 128 floats by a network run in-process (`SeparableEncoder`), searched by the vector index
 /// (exact, FAISS above its size) and matched as NAFP matches sequences. Not NAFP itself: its size, bands and
 /// training data are ours (the profile says which values are).
-public struct NAFPSmall: FingerprintAlgorithm {
+public struct NAFPSmall: FingerprintAlgorithm, Parameterized {
     /// The weights' SHA-256, as Algorithms/nafp-small/README.md pins it beside the command that made them.
     public static let weightsSHA256 = "0892221d8603470aed7761c14caea05264df9d4ca47bd0d9a0a8dc6cce586ba6"
-    /// A match when the query's segments and the reference's agree this well on average (inner products of
-    /// unit vectors): our choice, the benchmark calibrates its own.
-    public static let minimumSimilarity = 0.5
 
-    public init() {}
+    /// What a run may change; the network is fixed by its weights.
+    public struct Parameters: AlgorithmParameters {
+        /// Seconds between segments, references and queries alike (the offsets' step).
+        public var hopSeconds = 0.5
+        /// A match when the query's segments and the reference's agree this well on average (inner products
+        /// of unit vectors).
+        public var minimumSimilarity = 0.5
+        /// Nearest reference segments per query segment that vote.
+        public var neighbours = VectorMatching.defaultNeighbours
+
+        public init() {}
+
+        public var problem: String? {
+            if !(0.05...2).contains(hopSeconds) || (hopSeconds * 8000).rounded() != hopSeconds * 8000 {
+                return "hopSeconds must be 0.05 to 2 s, a whole number of samples at 8 kHz"
+            }
+            if !(-1...1).contains(minimumSimilarity) { return "minimumSimilarity must be -1 to 1 (a mean inner product of unit vectors)" }
+            if !(1...1000).contains(neighbours) { return "neighbours must be 1 to 1,000" }
+            return nil
+        }
+    }
+
+    public var parameters: Parameters
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
     public var identifier: String { "nafp-small" }
     public var revision: Int { 1 }
     public var displayName: String { "nafp-small: NAFP's recipe at 0.7 M parameters, trained here (Chang et al. 2021)" }
     public var sampleRate: Double { 8000 }
     public var minimumDuration: Double { 1 }
-    public var offsetResolution: Double? { Self.step }
+    public var offsetResolution: Double? { parameters.hopSeconds }
     public var rawFigureName: String { "mean similarity of the aligned segments" }
-    static let step = 0.5
 
-    public var profile: Profile {
-        let n = Citation.nafp
+    public func describe() -> Profile {
+        let n = Citation.nafp, p = parameters
         return Profile([
             Parameter("sampleRate", 8000, source: "\(n) §3.1: 8 kHz"),
-            Parameter("segment", "1 s every 0.5 s (references and queries alike)", source: "\(n) §3.1: 1 s segments, 0.5 s hop"),
+            Parameter("segment", "1 s", source: "\(n) §3.1: 1 s segments"),
+            Parameter("hopSeconds", p.hopSeconds, source: "\(n) §3.1: a segment every 0.5 s (references and queries alike)"),
             Parameter("frontEnd", "STFT 1,024 / 256, periodic Hann, centred frames; 64 mel bands 300-4,000 Hz; log10; scaled to the segment's maximum, floored 80 dB below",
                       source: "\(n) §3.1 (1,024 / 256, 300-4,000 Hz); 64 bands (NAFP: 256) and the floor are our choice: a quarter of the first layer's work"),
             Parameter("encoder", "8 separable blocks (1 × 3 over time, 3 × 1 over frequency, batch norm, ReLU), channels 32 ... 192",
@@ -39,7 +59,7 @@ public struct NAFPSmall: FingerprintAlgorithm {
                       source: "\(n) §3.3 (loss, τ); data and length ours: docs/learned.md, Datasets/train-small/manifest.json"),
             Parameter("weights", "nafp-small.fpnn, 715,488 parameters, float16, SHA-256 \(Self.weightsSHA256.prefix(16))…",
                       source: "trained here by scripts/train-nafp-small.sh (Algorithms/nafp-small/README.md)"),
-        ] + VectorMatching(step: Self.step, minimumSimilarity: Self.minimumSimilarity, neighbours: nil, search: nil)
+        ] + VectorMatching(minimumSimilarity: p.minimumSimilarity, neighbours: p.neighbours, search: nil)
             .parameters(source: "our choice: no neural paper answers \"no match\"; the benchmark calibrates it"))
     }
 
@@ -61,7 +81,7 @@ public struct NAFPSmall: FingerprintAlgorithm {
 
     public func fingerprint(_ audio: Audio, role: FingerprintRole) throws -> VectorFingerprint {
         let encoder = try Self.encoder.get(), h = encoder.header
-        let hop = Int(Self.step * sampleRate)
+        let hop = Int((parameters.hopSeconds * sampleRate).rounded())
         let starts = Array(stride(from: 0, through: audio.samples.count - h.segment, by: hop))
         let fft = RealFFT(size: h.fft)
         var values: [Float] = []
@@ -70,14 +90,14 @@ public struct NAFPSmall: FingerprintAlgorithm {
             let images = starts[first..<min(first + Self.batch, starts.count)].map { encoder.image(audio.samples[$0..<($0 + h.segment)], fft: fft) }
             values += encoder.embed(images)
         }
-        return VectorFingerprint(dimension: h.embedding, values: values, times: starts.indices.map(UInt32.init), step: Self.step, duration: audio.duration)
+        return VectorFingerprint(dimension: h.embedding, values: values, times: starts.indices.map(UInt32.init), step: parameters.hopSeconds, duration: audio.duration)
     }
 
     public func compare(query: VectorFingerprint, reference: VectorFingerprint) -> Comparison {
         SequenceMatcher.compare(query: query, reference: reference)
     }
 
-    public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure >= Self.minimumSimilarity }
+    public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure >= parameters.minimumSimilarity }
 
-    public func makeIndex() -> VectorIndex { VectorIndex(neighbours: VectorMatching.defaultNeighbours) }
+    public func makeIndex() -> VectorIndex { VectorIndex(neighbours: parameters.neighbours) }
 }

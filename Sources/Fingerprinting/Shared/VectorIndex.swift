@@ -199,22 +199,20 @@ public struct VectorMatching: Sendable {
     /// NAFP's evaluation keeps the 20 nearest segments of each query segment (our reading of its search code: `k_probe = 20`).
     public static let defaultNeighbours = 20
 
-    public var step: Double
     public var minimumSimilarity: Double
     public var neighbours: Int?
     public var search: VectorSearch?
 
-    public init(step: Double, minimumSimilarity: Double, neighbours: Int?, search: VectorSearch?) {
-        (self.step, self.minimumSimilarity, self.neighbours, self.search) = (step, minimumSimilarity, neighbours, search)
+    public init(minimumSimilarity: Double, neighbours: Int?, search: VectorSearch?) {
+        (self.minimumSimilarity, self.neighbours, self.search) = (minimumSimilarity, neighbours, search)
     }
 
     /// The parameters, each value from `source` unless it is a default of ours.
     public func parameters(source: String) -> [Parameter] {
         [
-            Parameter("step", "\(step) s", source: "\(source): the segments' hop; times are rounded to it"),
             Parameter("search", search.map(\.description) ?? "exact up to \(VectorSearch.exactLimit) segments, FAISS IVF-PQ above",
                       source: search == nil ? "our choice: exact where it is fast enough (NAFP §3.4 searches its large database with FAISS IVF-PQ)" : source),
-            Parameter("neighbours", neighbours ?? Self.defaultNeighbours, source: neighbours == nil
+            Parameter("neighbours", neighbours ?? Self.defaultNeighbours, source: (neighbours ?? Self.defaultNeighbours) == Self.defaultNeighbours
                       ? "NAFP's evaluation: the 20 nearest segments per query segment vote for a recording and an offset" : source),
             Parameter("matching", "mean inner product of the query's segments with the reference's at the best offset",
                       source: "NAFP §3.4 (sequence search); the implementation is fpbench's"),
