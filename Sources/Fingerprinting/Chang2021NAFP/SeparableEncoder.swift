@@ -155,12 +155,18 @@ struct SeparableEncoder: Sendable {
                     for k in 0..<3 {
                         let row = (ci * 3 + k) * columns
                         for s in 0..<count {
-                            let source = (ci * count + s) * height * width, target = row + s * oh * ow
-                            for f in 0..<oh {
-                                for t in 0..<ow {
-                                    let (sf, st) = alongTime ? (f, t * c.stride + k - 1) : (f * c.stride + k - 1, t)
-                                    guard sf >= 0, sf < height, st >= 0, st < width else { continue }
-                                    col[target + f * ow + t] = x[source + sf * width + st]
+                            let source = x.baseAddress! + (ci * count + s) * height * width, target = col.baseAddress! + row + s * oh * ow
+                            if alongTime {
+                                // Output time t reads input time t * stride + k - 1, inside [0, width).
+                                let first = k == 0 ? 1 : 0, end = width - k < 0 ? 0 : min(ow, (width - k) / c.stride + 1)
+                                for f in 0..<oh where first < end {
+                                    for t in first..<end { target[f * ow + t] = source[f * width + t * c.stride + k - 1] }
+                                }
+                            } else {
+                                for f in 0..<oh {
+                                    let sf = f * c.stride + k - 1
+                                    guard sf >= 0, sf < height else { continue }
+                                    (target + f * ow).update(from: source + sf * width, count: ow)
                                 }
                             }
                         }
@@ -185,18 +191,22 @@ struct SeparableEncoder: Sendable {
 }
 
 /// c (m × n) += a (m × k) · b (k × n), row-major, each sum in the order of k: the same bits on every processor
-/// (the inner loop runs along a row of b and c, which the compiler vectorises without reordering a sum).
+/// (the inner loop runs along a row of b and c, which the compiler vectorises without reordering a sum). Columns
+/// go in tiles of 512, so a tile of b stays in cache while every row of a passes over it.
 func multiply(_ a: [Float], _ b: [Float], into c: inout [Float], m: Int, n: Int, k: Int) {
     a.withUnsafeBufferPointer { a in
         b.withUnsafeBufferPointer { b in
             c.withUnsafeMutableBufferPointer { c in
-                for i in 0..<m {
-                    let row = c.baseAddress! + i * n
-                    for p in 0..<k {
-                        let x = a[i * k + p]
-                        guard x != 0 else { continue }
-                        let source = b.baseAddress! + p * n
-                        for j in 0..<n { row[j] += x * source[j] }
+                for first in stride(from: 0, to: n, by: 512) {
+                    let width = min(512, n - first)
+                    for i in 0..<m {
+                        let row = c.baseAddress! + i * n + first
+                        for p in 0..<k {
+                            let x = a[i * k + p]
+                            guard x != 0 else { continue }
+                            let source = b.baseAddress! + p * n + first
+                            for j in 0..<width { row[j] += x * source[j] }
+                        }
                     }
                 }
             }

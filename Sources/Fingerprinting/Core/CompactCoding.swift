@@ -28,7 +28,7 @@ public enum CompactCoding {
 
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         let fields = try data.withUnsafeBytes { raw in
-            Dictionary(try layout(of: raw).map { ($0.name, Field(tag: $0.tag, count: $0.count, bytes: Data(raw[$0.bytes]))) },
+            Dictionary(try layout(of: raw).map { ($0.name, Field(tag: $0.tag, count: $0.count, bytes: Data(UnsafeRawBufferPointer(rebasing: raw[$0.bytes])))) },
                        uniquingKeysWith: { first, _ in first })
         }
         return try T(from: FieldDecoder(fields: fields))
