@@ -1,5 +1,6 @@
 import AudioIO
 @testable import Fingerprinting
+import DSP
 import Foundation
 import OutsidePrograms
 import Testing
@@ -75,6 +76,34 @@ import Testing
         #expect(try ExternalCommand.load(Self.hashes).algorithm().fingerprint(audio).subFingerprintCount > 0, "the next call is untouched")
     }
 
+    /// With no Swift per algorithm: both examples go through `fpbench benchmark` on catalog-ci, and through
+    /// `index build` and `identify` (the index file read back, the crop found).
+    @Test func theExamplesRunThroughTheCommands() throws {
+        guard try requireNumpy() else { return }
+        let folder = temporaryFolder(), dataset = try catalogCIDataset()
+        let externals = ["--external", Self.hashes, "--external", Self.vectors]
+        let benchmark = try runFPBench(["benchmark", "--dataset", "catalog-ci", "--queries", "6", "--negatives", "8", "--lengths", "5",
+                                        "--conditions", "clean", "white-5dB", "--no-cache", "--quiet", "--missing-recordings", "leave-out",
+                                        "--algorithms", "landmark-hashes-py", "random-projection-py", "--out", folder.appendingPathComponent("b").path] + externals)
+        #expect(benchmark.status == 0, "\(benchmark.errors)")
+        let metrics = try String(contentsOf: folder.appendingPathComponent("b/metrics.csv"), encoding: .utf8)
+        for id in ["landmark-hashes-py", "random-projection-py"] {
+            #expect(metrics.contains("\(id),5,clean,correct,"), "\(id) has no row in metrics.csv")
+            #expect(metrics.contains("\(id),5,clean,top-1 within ±50 ms (no threshold),"))
+        }
+        let tracks = ["track10.ogg", "track11.ogg", "track12.ogg"].map { dataset.path("drascula/\($0)") }
+        let crop = folder.appendingPathComponent("crop.wav").path
+        let music = try AudioReader.read(tracks[0], sampleRate: 8000)  // 71 s
+        try AudioWriter.write(Audio(samples: Array(music.samples[120_000..<200_000]), sampleRate: 8000), to: crop)
+        for id in ["landmark-hashes-py", "random-projection-py"] {
+            let index = folder.appendingPathComponent("\(id).fpindex").path
+            let build = try runFPBench(["index", "build", "-a", id, "--catalog"] + tracks + ["--quiet", "--out", index] + externals)
+            #expect(build.status == 0, "\(build.errors)")
+            let found = try runFPBench(["identify", "-a", id, "--index", index, "--threshold", "0.01"] + externals + ["--", crop])
+            #expect(found.status == 0 && found.output.contains("track10.ogg"), "\(id): \(found.output) \(found.errors)")
+        }
+    }
+
     @Test func configurationsOfTheWrongShapeAreRefusedOnLoad() throws {
         var c = try ExternalCommand.load(Self.vectors).configuration
         c.minimumSimilarity = nil
@@ -136,6 +165,36 @@ import Testing
         }
         #expect(right == queries.count, "exact search found \(right) of \(queries.count)")
         #expect(Double(agree) >= 0.99 * Double(queries.count), "FAISS agreed on \(agree) of \(queries.count)")
+    }
+
+    /// On real music: nafp-small's fingerprints of the seven catalog-ci tracks, 60 crops of 5 s under white
+    /// noise at 5 dB; exact search and FAISS (an inverted file of 16 lists, all probed, product-quantised) agree
+    /// on the top candidate for at least 99 % of them.
+    @Test func exactAndFAISSAgreeOnRealMusic() throws {
+        let algorithm = try AlgorithmRegistry.algorithm("nafp-small"), dataset = try catalogCIDataset()
+        let tracks = try FileManager.default.contentsOfDirectory(atPath: dataset.path("drascula")).filter { $0.hasSuffix(".ogg") }.sorted()
+        var exact = VectorIndex(neighbours: 20, search: .exact), approximate = VectorIndex(neighbours: 20, search: .faiss(description: "IVF16,PQ32np", probes: 16))
+        var audio: [Audio] = []
+        for (r, track) in tracks.enumerated() {
+            let music = try AudioReader.read(dataset.path("drascula/\(track)"), sampleRate: 8000)
+            let print = try algorithm.fingerprint(music).base as! VectorFingerprint
+            exact.add(print, reference: r)
+            approximate.add(print, reference: r)
+            audio.append(music)
+        }
+        exact.seal()
+        approximate.seal()
+        #expect(approximate.search != .exact, "\(approximate.faissProblem ?? "")")
+        let noise = SeededNoise(seed: 59).gaussian(count: 40_000, sigma: 1)
+        var agree = 0
+        for q in 0..<60 {
+            let music = audio[q % audio.count], start = (q * 7_919 * 37) % (music.samples.count - 40_000)
+            let crop = Array(music.samples[start..<(start + 40_000)])
+            let level = (crop.map { $0 * $0 }.reduce(0, +) / Float(crop.count)).squareRoot() / Float(pow(10, 5.0 / 20))
+            let query = try algorithm.fingerprint(Audio(samples: zip(crop, noise).map { $0 + level * $1 }, sampleRate: 8000), role: .query).base as! VectorFingerprint
+            if exact.candidates(for: query, limit: 1).first?.reference == approximate.candidates(for: query, limit: 1).first?.reference { agree += 1 }
+        }
+        #expect(agree >= 60 * 99 / 100, "FAISS agreed with exact search on \(agree) of 60")
     }
 
     @Test func theIndexFileKeepsFAISSAndRefusesADamagedOne() throws {
