@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func anExternalCommandFingerprintsAndCompares() throws {
-        let algorithm = AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: configuration(command: ["od", "-An", "-v", "-tu4", "{input}"]))))
+        let algorithm = AnyAlgorithm(ExternalAlgorithm(command: try ExternalCommand(configuration: configuration(command: ["od", "-An", "-v", "-tu4", "{input}"]))))
         let tone = sine(frequency: 440, duration: 1, sampleRate: 8000)
         let print = try algorithm.fingerprint(tone)
         #expect(print.subFingerprintCount == (44 + 16_000) / 4)  // the WAV header and 8,000 16-bit samples, as words
@@ -32,9 +32,9 @@ import Testing
     /// limit) and finds an excerpt's reference and offset; without, it is brute force.
     @Test func aWordsSearchIndexesTheCatalog() throws {
         var words = configuration(command: ["od", "-An", "-v", "-tu4", "{input}"])
-        #expect(!Catalog(algorithm: AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: words)))).isIndexed)
+        #expect(!Catalog(algorithm: AnyAlgorithm(ExternalAlgorithm(command: try ExternalCommand(configuration: words)))).isIndexed)
         words.search = .words
-        let algorithm = AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: words)))
+        let algorithm = AnyAlgorithm(ExternalAlgorithm(command: try ExternalCommand(configuration: words)))
         let catalog = Catalog(algorithm: algorithm)
         #expect(catalog.isIndexed)
         let noise = SeededNoise(seed: 7)
@@ -51,11 +51,11 @@ import Testing
     }
 
     @Test func aFailingCommandIsReportedWithItsReason() throws {
-        let missing = AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: configuration(command: ["no-such-fingerprinter", "{input}"]))))
+        let missing = AnyAlgorithm(ExternalAlgorithm(command: try ExternalCommand(configuration: configuration(command: ["no-such-fingerprinter", "{input}"]))))
         #expect { try missing.fingerprint(sine(frequency: 440, duration: 1, sampleRate: 8000)) } throws: { error in
             "\(error)".contains("no-such-fingerprinter not found") && "\(error)".contains("coreutils")
         }
-        let garbage = AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: configuration(command: ["echo", "not words", "{input}"]))))
+        let garbage = AnyAlgorithm(ExternalAlgorithm(command: try ExternalCommand(configuration: configuration(command: ["echo", "not words", "{input}"]))))
         #expect { try garbage.fingerprint(sine(frequency: 440, duration: 1, sampleRate: 8000)) } throws: {
             "\($0)".contains("not a list of 32-bit words")
         }
@@ -72,11 +72,11 @@ import Testing
         let minutes = Audio(samples: [Float](repeating: 0.1, count: 8000 * 180), sampleRate: 8000)
         var cut = configuration(command: ["sh", "-c", "head -c \(44 + 8000 * 2 * 60) \"$0\" | od -An -v -tu4", "{input}"])
         cut.wordDuration = 1.0 / 4000  // two 16-bit samples a word
-        let truncating = AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: cut)))
+        let truncating = AnyAlgorithm(ExternalAlgorithm(command: try ExternalCommand(configuration: cut)))
         #expect { try truncating.fingerprint(minutes) } throws: {
             "\($0)".contains("cover 60.0 s of the 180.0 s") && "\($0)".contains("-length 0")
         }
-        let whole = AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: configuration(command: ["od", "-An", "-v", "-tu4", "{input}"]))))
+        let whole = AnyAlgorithm(ExternalAlgorithm(command: try ExternalCommand(configuration: configuration(command: ["od", "-An", "-v", "-tu4", "{input}"]))))
         #expect(try whole.fingerprint(minutes).subFingerprintCount == (44 + 8000 * 2 * 180) / 4)
     }
 
@@ -104,7 +104,7 @@ import Testing
         #expect(Double(print.subFingerprintCount) * 0.1238 > 175)
         var cut = command.configuration
         cut.command.removeAll { $0 == "-length" || $0 == "0" }
-        #expect { try AnyAlgorithm(try ExternalAlgorithm(command: try ExternalCommand(configuration: cut))).fingerprint(threeMinutes) } throws: { "\($0)".contains("of the 180.0 s") }
+        #expect { try AnyAlgorithm(ExternalAlgorithm(command: try ExternalCommand(configuration: cut))).fingerprint(threeMinutes) } throws: { "\($0)".contains("of the 180.0 s") }
 
         // The indexed configuration's index file is verified given its configuration, and named without it.
         let folder = temporaryFolder(), index = folder.appendingPathComponent("c.fpindex").path

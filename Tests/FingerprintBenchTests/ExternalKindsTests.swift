@@ -27,7 +27,7 @@ import Testing
         let dataset = try catalogCIDataset()
         let tracks = ["track10.ogg", "track11.ogg", "track12.ogg"].map { dataset.path("drascula/\($0)") }
         let catalog = Catalog(algorithm: algorithm)
-        for track in tracks { try catalog.add(try algorithm.fingerprint(file: track), name: track) }
+        for track in tracks { catalog.add(try algorithm.fingerprint(file: track), name: track) }
         let music = try AudioReader.read(tracks[1], sampleRate: algorithm.sampleRate)
         let start = Int(23.4 * algorithm.sampleRate)
         let crop = Audio(samples: Array(music.samples[start..<(start + Int(10 * algorithm.sampleRate))]), sampleRate: algorithm.sampleRate)

@@ -36,6 +36,9 @@ import Testing
         "ChildRun.outputLimit": Double(ChildRun.outputLimit),
         "ExternalCommand.defaultTimeoutSeconds": ExternalCommand.defaultTimeoutSeconds,
         "ExternalAlgorithm.contextSeconds": ExternalAlgorithm.contextSeconds,
+        "VectorSearch.exactLimit": Double(VectorSearch.exactLimit),
+        "VectorMatching.defaultNeighbours": Double(VectorMatching.defaultNeighbours),
+        "BenchmarkMetrics.exactTolerance": BenchmarkMetrics.exactTolerance,
         "PairYardstick.seconds": PairYardstick.seconds,
         "SimulatedRoom.solvingRate": SimulatedRoom.solvingRate,
     ]

@@ -311,7 +311,7 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         let configuration = ExternalCommand.Configuration(
             identifier: "sleeper", displayName: "sleeps", sampleRate: 8000, command: ["sh", "-c", "sleep 30", "{input}"], output: .words,
             compare: .bitErrorRate, wordDuration: 0.1, minimumDuration: 0, berThreshold: 0.35, search: nil, install: "sh", parameters: [], timeoutSeconds: 1)
-        let algorithm = try ExternalAlgorithm(command: try ExternalCommand(configuration: configuration))
+        let algorithm = ExternalAlgorithm(command: try ExternalCommand(configuration: configuration))
         let started = Date()
         #expect { try algorithm.fingerprint(Audio(samples: [Float](repeating: 0.1, count: 8000), sampleRate: 8000), role: .query) } throws: {
             "\($0)".contains("stopped after its time limit")

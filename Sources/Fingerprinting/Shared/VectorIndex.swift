@@ -9,7 +9,7 @@ public enum VectorSearch: Sendable, Equatable, CustomStringConvertible {
     /// with `probes` lists searched (IVF's nprobe) or candidates kept (HNSW's efSearch).
     case faiss(description: String, probes: Int)
 
-    /// Exact search up to this many segments (about 280 h at a 0.5 s hop, 512 MB of 128 floats); FAISS above.
+    /// Exact search up to this many segments (about 280 h at a 0.5 s hop, 1 GB of 128 floats); FAISS above.
     public static let exactLimit = 2_000_000
 
     /// What a catalog of `count` segments gets unless told: exact, or an inverted file of product-quantised
