@@ -16,4 +16,4 @@ scripts/fetch-dataset.sh catalog
 swift build -c release --product fpbench
 .build/release/fpbench run --dataset default --external Algorithms/chromaprint-fpcalc.json --queries-per-source 10 --keep-audio failures --out Reports/latest "$@"
 .build/release/fpbench benchmark --dataset catalog --scaling --keep-audio failures --out Reports/latest/benchmark \
-    --algorithms constellation haitsma-kalker waveprint panako panako@dense quads nafp-small
+    --algorithms constellation haitsma-kalker waveprint panako panako@dense quads
