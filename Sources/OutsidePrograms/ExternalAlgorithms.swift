@@ -24,14 +24,13 @@ extension ExternalKind {
     }
 
     /// The command's answer for `audio` decoded as `T`, or an error naming the algorithm and what is wrong.
-    func answer<T: Decodable>(_ audio: Audio, role: FingerprintRole, as type: T.Type, shape: String) throws -> (value: T, seconds: Double) {
-        let (output, seconds) = try command.output(for: audio, role: role)
-        let decoder = JSONDecoder()
-        guard let value = try? decoder.decode(T.self, from: output) else {
+    func answer<T: Decodable>(_ audio: Audio, role: FingerprintRole, as type: T.Type, shape: String) throws -> T {
+        let output = try command.output(for: audio, role: role).output
+        guard let value = try? JSONDecoder().decode(T.self, from: output) else {
             let start = String(decoding: output.prefix(80), as: UTF8.self)
             throw command.failure("its output is not \(shape) (NaN and infinities are not JSON): \(start)")
         }
-        return (value, seconds)
+        return value
     }
 
     /// `seconds` as a count of `step`s, refusing what no recording of `duration` seconds has.
@@ -139,7 +138,7 @@ public struct ExternalHashAlgorithm: ExternalKind {
 
     public func fingerprint(_ audio: Audio, role: FingerprintRole) throws -> HashFingerprint {
         struct Hashes: Decodable { var hashes: [[Double]] }
-        let (printed, _) = try answer(audio, role: role, as: Hashes.self, shape: "JSON {\"hashes\": [[hash, seconds], ...]}")
+        let printed = try answer(audio, role: role, as: Hashes.self, shape: "JSON {\"hashes\": [[hash, seconds], ...]}")
         var keys: [UInt64] = [], last = -Double.infinity
         keys.reserveCapacity(printed.hashes.count)
         for (i, pair) in printed.hashes.enumerated() {
@@ -188,7 +187,7 @@ public struct ExternalVectorAlgorithm: ExternalKind {
 
     public func fingerprint(_ audio: Audio, role: FingerprintRole) throws -> VectorFingerprint {
         struct Vectors: Decodable { var times: [Double]; var vectors: [[Float]] }
-        let (printed, _) = try answer(audio, role: role, as: Vectors.self, shape: "JSON {\"times\": [...], \"vectors\": [[...], ...]}")
+        let printed = try answer(audio, role: role, as: Vectors.self, shape: "JSON {\"times\": [...], \"vectors\": [[...], ...]}")
         guard printed.times.count == printed.vectors.count else {
             throw command.failure("\(printed.times.count) times for \(printed.vectors.count) vectors")
         }

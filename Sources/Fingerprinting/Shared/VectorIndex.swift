@@ -94,9 +94,9 @@ public struct VectorIndex: FingerprintIndex {
         var votes: [Key: (sum: Float, count: Int)] = [:]
         for (i, time) in query.times.enumerated() {
             for slot in (i * k)..<((i + 1) * k) where rows[slot] >= 0 {
-                let row = Int(rows[slot])
-                votes[Key(reference: references[row], offset: Int(times[row]) - Int(time)), default: (0, 0)].sum += scores[slot]
-                votes[Key(reference: references[row], offset: Int(times[row]) - Int(time))]!.count += 1
+                let row = Int(rows[slot]), key = Key(reference: references[row], offset: Int(times[row]) - Int(time))
+                let vote = votes[key, default: (0, 0)]
+                votes[key] = (vote.sum + scores[slot], vote.count + 1)
             }
         }
         // The best offset of each reference, references by their best summed similarity (then lower reference).
