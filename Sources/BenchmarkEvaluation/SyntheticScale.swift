@@ -9,8 +9,10 @@ import Foundation
 /// size. A synthetic track is a real track's fingerprint with every key redrawn from the real catalog's
 /// keys (`AnyFingerprint.redrawingKeys`): the index holds as many postings, spread over the keys as the
 /// real ones are, at the same times, so search time, memory, index size and chance matches grow as they
-/// would with more music, while only the real tracks can be the right answer. What it cannot show: real
-/// music's near-duplicates (covers, remasters, shared samples) and its keys' correlations in time.
+/// would with more music, while only the real tracks can be the right answer. A vector algorithm's
+/// synthetic track is a real track's times with vectors drawn to the real segments' statistics
+/// (`VectorStatistics`), not held but drawn again when verification asks for one. What it cannot show:
+/// real music's near-duplicates (covers, remasters, shared samples) and its keys' correlations in time.
 public struct SyntheticScale {
     public struct Point: Sendable, Codable {
         public var algorithm: String
@@ -75,18 +77,21 @@ public struct SyntheticScale {
         let positives = queries.filter { !$0.negative }, degraded = try degradedPositives(positives, progress: progress)
         var points: [Point] = []
         for (a, algorithm) in benchmark.algorithms.enumerated() {
-            let prints = real[a].fingerprints.compactMap { $0 }, pool = prints.flatMap { $0.keys ?? [] }
-            guard prints.count == real[a].names.count, !pool.isEmpty else {
-                throw DatasetError(path: algorithm.identifier, reason: "its fingerprints have no keys to redraw (the synthetic scale test takes " + AlgorithmRegistry.identifiers(with: .scalable).joined(separator: ", ") + " and their variants)")
+            let prints = real[a].fingerprints.compactMap { $0 }
+            guard prints.count == real[a].names.count, let synthesis = Synthesis(prints) else {
+                throw DatasetError(path: algorithm.identifier, reason: "its fingerprints have no keys to redraw or vectors to draw again (the synthetic scale test takes " + AlgorithmRegistry.identifiers(with: .scalable).joined(separator: ", ") + " and their variants)")
+            }
+            if slices > 1, !algorithm.capabilities.contains(.sliceable) {
+                throw DatasetError(path: algorithm.identifier, reason: "its index cannot be split into slices (--slices takes " + AlgorithmRegistry.identifiers(with: .sliceable).joined(separator: ", ") + " and their variants)")
             }
             let asked = queryPrints(algorithm, queries, progress: progress)
             // The clean queries, then each condition's positives, searched together.
             let all = asked + degraded.flatMap { $0.prints[a] }
             // The threshold calibrated on the real catalog alone, whatever the sizes asked.
-            let realOnly = Tracks(names: real[a].names, prints: prints, pool: pool, seed: benchmark.seed, hours: 0)
+            let realOnly = Tracks(names: real[a].names, prints: prints, synthesis: synthesis, seed: benchmark.seed, hours: 0)
             let realThreshold = calibration(try search(realOnly, algorithm: algorithm, queries: asked, progress: progress), queries: queries).threshold
             for target in hours.sorted() {
-                let tracks = Tracks(names: real[a].names, prints: prints, pool: pool, seed: benchmark.seed, hours: target)
+                let tracks = Tracks(names: real[a].names, prints: prints, synthesis: synthesis, seed: benchmark.seed, hours: target)
                 let searched = slices > 1 ? try searchSlices(tracks, algorithm: algorithm, queries: all, progress: progress)
                     : try search(tracks, algorithm: algorithm, queries: all, progress: progress)
                 var point = measure(searched, queries: queries, algorithm: algorithm, realThreshold: realThreshold)
@@ -153,14 +158,41 @@ public struct SyntheticScale {
         }
     }
 
-    /// The real tracks, then synthetic ones (the real ones with their keys redrawn, seeded by their
+    /// How synthetic tracks are drawn from the real ones' fingerprints.
+    enum Synthesis: Sendable {
+        /// Every key redrawn from the real catalog's keys.
+        case keys([UInt32])
+        /// Vectors drawn to the real segments' statistics.
+        case vectors(VectorStatistics)
+
+        /// Keys where the fingerprints have them, vectors where they are vectors; nil: neither.
+        init?(_ prints: [AnyFingerprint]) {
+            let pool = prints.flatMap { $0.keys ?? [] }
+            if !pool.isEmpty {
+                self = .keys(pool)
+            } else if let statistics = VectorStatistics(prints.compactMap { $0.base as? VectorFingerprint }) {
+                self = .vectors(statistics)
+            } else {
+                return nil
+            }
+        }
+
+        func synthetic(like model: AnyFingerprint, seed: UInt64) -> AnyFingerprint {
+            switch self {
+            case .keys(let pool): model.redrawingKeys(from: pool, seed: seed)!
+            case .vectors(let statistics): model.drawingVectors(from: statistics, seed: seed)!
+            }
+        }
+    }
+
+    /// The real tracks, then synthetic ones (the real ones' fingerprints drawn anew, seeded by their
     /// number) until `hours` are reached.
-    struct Tracks {
-        var names: [String], prints: [AnyFingerprint], pool: [UInt32], seed: UInt64
+    struct Tracks: Sendable {
+        var names: [String], prints: [AnyFingerprint], synthesis: Synthesis, seed: UInt64
         var durations: [Double]
 
-        init(names: [String], prints: [AnyFingerprint], pool: [UInt32], seed: UInt64, hours: Double) {
-            (self.names, self.prints, self.pool, self.seed) = (names, prints, pool, seed)
+        init(names: [String], prints: [AnyFingerprint], synthesis: Synthesis, seed: UInt64, hours: Double) {
+            (self.names, self.prints, self.synthesis, self.seed) = (names, prints, synthesis, seed)
             durations = prints.map(\.duration)
             var seconds = durations.reduce(0, +)
             while seconds < hours * 3600 {
@@ -175,11 +207,20 @@ public struct SyntheticScale {
         func print(_ t: Int, redrawn: Bool = true) -> AnyFingerprint {
             guard t >= prints.count else { return prints[t] }
             let synthetic = t - prints.count, model = prints[synthetic % prints.count]
-            return redrawn ? model.redrawingKeys(from: pool, seed: derivedSeed(seed, "synthetic", "\(synthetic)"))! : model
+            return redrawn ? synthesis.synthetic(like: model, seed: derivedSeed(seed, "synthetic", "\(synthetic)")) : model
         }
 
+        /// The catalog of every track. Synthetic vectors are not held (at 10,000 h they would take 37 GB):
+        /// verification draws a candidate's again.
         func catalog(_ algorithm: AnyAlgorithm) -> Catalog {
-            Catalog(algorithm: algorithm, sealing: durations.indices.lazy.map { (print($0), names[$0], "") })
+            guard case .vectors = synthesis else {
+                return Catalog(algorithm: algorithm, sealing: durations.indices.lazy.map { (print($0), names[$0], "") })
+            }
+            let catalog = Catalog(algorithm: algorithm)
+            catalog.printSource = { [self] t in print(t) }
+            for t in durations.indices { catalog.add(print(t), name: names[t], keepingPrint: t < prints.count) }
+            catalog.seal()
+            return catalog
         }
     }
 

@@ -12,7 +12,6 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 // libgomp's (FAISS is built with it); its omp.h is GCC's, out of clang's reach.
@@ -24,7 +23,8 @@ extern "C" void sgemm_(const char *transa, const char *transb, const int *m, con
 
 struct vs_faiss {
     std::unique_ptr<faiss::Index> index;
-    size_t bytes;
+    /// Rows added so far (zero rows of an L2 index included, though not held: see `vs_faiss_add`).
+    int64_t rows;
 };
 
 namespace {
@@ -50,10 +50,12 @@ void say(char *error, size_t size, const char *message) {
     if (error && size) std::snprintf(error, size, "%s", message);
 }
 
-/// One thread for FAISS, set once: fpbench parallelises queries itself.
+/// One thread for FAISS, set once on each thread that calls it (OpenMP's setting is the calling thread's):
+/// fpbench parallelises queries itself.
 void single_thread() {
-    static std::once_flag once;
-    std::call_once(once, [] { omp_set_num_threads(1); });
+    static thread_local bool set = false;
+    if (!set) omp_set_num_threads(1);
+    set = true;
 }
 
 /// nprobe for an inverted file, efSearch for HNSW (FAISS's own names, set as its autotuner does).
@@ -70,13 +72,29 @@ void set_probes(faiss::Index *index, int probes) {
     }
 }
 
-size_t written_size(const faiss::Index *index) {
-    faiss::VectorIOWriter writer;
-    faiss::write_index(index, &writer);
-    return writer.data.size();
+/// Counts what `write_index` would write, holding none of it.
+struct CountingWriter : faiss::IOWriter {
+    size_t bytes = 0;
+    size_t operator()(const void *, size_t size, size_t items) override {
+        bytes += size * items;
+        return items;
+    }
+};
+
+/// FAISS's inverted multi-index searches by L2 only; over unit rows it ranks as the inner product does.
+faiss::MetricType metric_for(const char *description) {
+    return std::strncmp(description, "IMI", 3) == 0 ? faiss::METRIC_L2 : faiss::METRIC_INNER_PRODUCT;
 }
 
+/// At most this many rows, evenly spaced, train an index: its k-means sample no more (256 points a
+/// centroid for 256-centroid quantizers), and a product quantizer's training grows with them.
+const int64_t training_rows = 1 << 17;
+
 }  // namespace
+
+extern "C" void vs_multiply_transposed(const float *a, const float *b, float *c, int m, int n, int k) {
+    multiply_transposed(a, b, c, m, n, k);
+}
 
 extern "C" void vs_exact_search(const float *base, int64_t count, int dimension, const float *queries, int64_t n, int k,
                                 float *scores, int64_t *rows) {
@@ -117,26 +135,62 @@ extern "C" vs_faiss *vs_faiss_build(const char *description, int dimension, cons
                                     char *error, size_t error_size) {
     single_thread();
     try {
-        std::unique_ptr<faiss::Index> index(faiss::index_factory(dimension, description, faiss::METRIC_INNER_PRODUCT));
-        index->train(count, base);
-        index->add(count, base);
+        std::unique_ptr<faiss::Index> index(faiss::index_factory(dimension, description, metric_for(description)));
+        const int64_t every = std::max<int64_t>(1, count / training_rows);
+        std::vector<float> sample;
+        for (int64_t r = 0; r < count; r += every) sample.insert(sample.end(), base + r * dimension, base + (r + 1) * dimension);
+        index->train(static_cast<int64_t>(sample.size()) / dimension, sample.data());
         set_probes(index.get(), probes);
-        const size_t bytes = written_size(index.get());
-        return new vs_faiss{std::move(index), bytes};
+        auto *made = new vs_faiss{std::move(index), 0};
+        if (vs_faiss_add(made, base, count, error, error_size) != 0) {
+            delete made;
+            return nullptr;
+        }
+        return made;
     } catch (const std::exception &e) {
         say(error, error_size, e.what());
         return nullptr;
     }
 }
 
+extern "C" int vs_faiss_add(vs_faiss *index, const float *rows, int64_t count, char *error, size_t error_size) {
+    single_thread();
+    try {
+        const int dimension = index->index->d;
+        if (index->index->metric_type == faiss::METRIC_INNER_PRODUCT) {
+            index->index->add(count, rows);
+        } else {
+            // A zero row (a silent segment) would be as near as 0.5 to every query by L2: it is left out,
+            // the others keep their row numbers as ids.
+            std::vector<float> kept;
+            std::vector<faiss::Index::idx_t> ids;
+            for (int64_t r = 0; r < count; r++) {
+                const float *row = rows + r * dimension;
+                if (std::all_of(row, row + dimension, [](float x) { return x == 0.0f; })) continue;
+                kept.insert(kept.end(), row, row + dimension);
+                ids.push_back(index->rows + r);
+            }
+            index->index->add_with_ids(static_cast<int64_t>(ids.size()), kept.data(), ids.data());
+        }
+        index->rows += count;
+        return 0;
+    } catch (const std::exception &e) {
+        say(error, error_size, e.what());
+        return -1;
+    }
+}
+
 extern "C" int vs_faiss_search(const vs_faiss *index, const float *queries, int64_t n, int k, float *scores, int64_t *rows,
                                char *error, size_t error_size) {
+    single_thread();
     try {
         std::vector<faiss::Index::idx_t> labels(static_cast<size_t>(n) * k);
         index->index->search(n, queries, k, scores, labels.data());
+        const bool l2 = index->index->metric_type == faiss::METRIC_L2;
         for (size_t i = 0; i < labels.size(); i++) {
             rows[i] = labels[i];
             if (labels[i] < 0) scores[i] = -std::numeric_limits<float>::infinity();
+            else if (l2) scores[i] = 1 - scores[i] / 2;  // |q - r|^2 = 2 - 2 q.r for unit rows
         }
         return 0;
     } catch (const std::exception &e) {
@@ -170,13 +224,20 @@ extern "C" vs_faiss *vs_faiss_read(const uint8_t *bytes, size_t size, int probes
         reader.data.assign(bytes, bytes + size);
         std::unique_ptr<faiss::Index> index(faiss::read_index(&reader));
         set_probes(index.get(), probes);
-        return new vs_faiss{std::move(index), size};
+        const int64_t rows = index->ntotal;
+        return new vs_faiss{std::move(index), rows};
     } catch (const std::exception &e) {
         say(error, error_size, e.what());
         return nullptr;
     }
 }
 
-extern "C" size_t vs_faiss_byte_count(const vs_faiss *index) { return index->bytes; }
+extern "C" size_t vs_faiss_byte_count(const vs_faiss *index) {
+    CountingWriter writer;
+    faiss::write_index(index->index.get(), &writer);
+    return writer.bytes;
+}
+
+extern "C" int vs_faiss_dimension(const vs_faiss *index) { return index->index->d; }
 
 extern "C" void vs_faiss_free(vs_faiss *index) { delete index; }

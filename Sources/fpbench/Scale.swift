@@ -12,7 +12,9 @@ struct Scale: ParsableCommand {
         discussion: """
         The benchmark's real catalog (default: catalog, 13.1 h) is grown to each of --hours with SYNTHETIC \
         tracks: each a real track's fingerprint with every key redrawn from the real catalog's keys, so the \
-        index holds as many postings, spread over the keys as the real ones are, at the same times; only \
+        index holds as many postings, spread over the keys as the real ones are, at the same times; for a \
+        vector algorithm, a real track's times with vectors drawn to the real segments' mean, covariance \
+        and neighbour correlation (docs/learned.md), searched by FAISS past 2,000,000 segments; only \
         the real tracks can be the right answer. The benchmark's own clean queries of --length seconds \
         (its positives and its negatives, drawn with its seed), and with --conditions its positives degraded \
         as the benchmark degrades them, are searched at each size: the search's \
@@ -20,7 +22,8 @@ struct Scale: ParsableCommand {
         the threshold calibrated at that size on the calibration half's negatives, and the held-out negatives \
         above it and above the threshold calibrated on the real catalog alone. Synthetic tracks cannot show \
         real music's near-duplicates or its keys' correlations in time; every output says "synthetic". \
-        Everything is held in memory: about 8 GiB per 1,000 h for constellation, unless --slices M splits \
+        Everything is held in memory (but a vector algorithm's synthetic vectors, drawn again when \
+        verification asks): about 8 GiB per 1,000 h for constellation, unless --slices M splits \
         each size into M slices built and searched one at a time (CatalogSlices: the whole catalog's common \
         keys counted first, ghosts at the slices' edges, the candidates merged as the whole index ranks \
         them), so a catalog larger than memory is measured with the whole catalog's answers. Then the \
@@ -30,9 +33,10 @@ struct Scale: ParsableCommand {
           fpbench scale --algorithms constellation haitsma-kalker --hours 13 100 1000 --out runs/scale
           fpbench scale --algorithms constellation --hours 1000 10000 --slices 16 --out runs/scale-10000h
           fpbench scale --algorithms panako@dense --hours 13 300 --conditions speed-0.95 pitch-up --out runs/scale-dense
+          fpbench scale --algorithms nafp-small --hours 13 1000 10000 --out runs/scale-vectors
         """)
 
-    @Option(parsing: .upToNextOption, help: "Algorithms with keyed fingerprints (scalable in `fpbench algorithms`): \(AlgorithmRegistry.identifiers(with: .scalable).joined(separator: ", ")), and their variants.")
+    @Option(parsing: .upToNextOption, help: "Algorithms with keys or vectors to draw anew (scalable in `fpbench algorithms`): \(AlgorithmRegistry.identifiers(with: .scalable).joined(separator: ", ")), and their variants.")
     var algorithms: [String] = ["constellation", "haitsma-kalker"]
     @Option(parsing: .upToNextOption, help: "Catalog sizes in hours (real tracks first, then synthetic ones).") var hours: [Double] = [13, 100, 1000]
     @Option(help: "Query length in seconds.") var length = 10.0
@@ -40,7 +44,7 @@ struct Scale: ParsableCommand {
     @Option(help: "Negative queries: those of one half of the negative recordings calibrate, the others' are held out.") var negatives = 500
     @Option(parsing: .upToNextOption, help: "Benchmark conditions whose degraded positives are searched too, at every size, judged at the threshold the clean negatives calibrate (default: none, clean queries only): \(BenchmarkSpec().conditions.map(\.id).filter { $0 != BenchmarkCondition.cleanID }.joined(separator: ", ")).")
     var conditions: [String] = []
-    @Option(help: "Build and search each size as this many slices of the catalog, one at a time (memory: the largest slice's; search time: the sum over the slices).")
+    @Option(help: "Build and search each size as this many slices of the catalog, one at a time (memory: the largest slice's; search time: the sum over the slices): \(AlgorithmRegistry.identifiers(with: .sliceable).joined(separator: ", ")) and their variants.")
     var slices = 1
     @Option(help: "Output folder (scale.csv, scale.md).") var out = "runs/scale"
     @OptionGroup var options: RunOptions

@@ -134,8 +134,9 @@ import Testing
     }
 
     /// 40 references of 500 segments; 200 queries of 8 segments each, copies of a reference stretch with noise.
-    static func catalog(_ search: VectorSearch) -> (VectorIndex, [(query: VectorFingerprint, reference: Int, offset: Double)]) {
+    static func catalog(_ search: VectorSearch, streamingRows: Int = VectorSearch.exactLimit) -> (VectorIndex, [(query: VectorFingerprint, reference: Int, offset: Double)]) {
         var index = VectorIndex(neighbours: 10, search: search)
+        index.streamingRows = streamingRows
         var prints: [VectorFingerprint] = []
         for r in 0..<40 {
             let print = VectorFingerprint(dimension: 32, values: vectors(500, seed: UInt64(r + 1)), times: (0..<500).map(UInt32.init), step: 0.5, duration: 250)
@@ -195,6 +196,37 @@ import Testing
             if exact.candidates(for: query, limit: 1).first?.reference == approximate.candidates(for: query, limit: 1).first?.reference { agree += 1 }
         }
         #expect(agree >= 60 * 99 / 100, "FAISS agreed with exact search on \(agree) of 60")
+    }
+
+    /// A catalog that grows past its streaming size (here 5,000 of its 20,000 rows) builds FAISS's index from
+    /// its first rows and adds the others as they come, holding no floats: FAISS's inverted multi-index (by
+    /// L2, its scores given as inner products) still finds every query, and an index file of its codes alone
+    /// reads back, but not for exact search.
+    @Test func aCatalogPastItsStreamingSizeHoldsFAISSCodesAlone() throws {
+        let search = VectorSearch.faiss(description: "IMI2x4,PQ8np", probes: 16)
+        let (streamed, queries) = Self.catalog(search, streamingRows: 5_000), (exact, _) = Self.catalog(.exact)
+        #expect(streamed.search == search, "\(streamed.faissProblem ?? "")")
+        #expect(streamed.byteCount < 20_000 * 32 * 4 / 2, "\(streamed.byteCount) bytes")
+        var right = 0
+        for (query, reference, offset) in queries {
+            let found = streamed.candidates(for: query, limit: 1).first
+            if found?.reference == reference && found?.offset == offset { right += 1 }
+        }
+        #expect(Double(right) >= 0.99 * Double(queries.count), "found \(right) of \(queries.count)")
+        // Its similarities are inner products: the best neighbour of a query row about the exact one's.
+        let (approximate, precise) = (streamed.nearest(queries[0].query).scores[0], exact.nearest(queries[0].query).scores[0])
+        #expect(abs(approximate - precise) < 0.15, "\(approximate) against \(precise)")
+
+        var writer = IndexFile.Writer(algorithm: try AlgorithmRegistry.algorithm("constellation"), references: (0..<40).map { "r\($0)" },
+                                      durations: Array(repeating: 250, count: 40), checksums: Array(repeating: "", count: 40), calibration: nil)
+        streamed.save(to: &writer)
+        let path = temporaryFolder().appendingPathComponent("codes.fpindex").path
+        try writer.write(to: path)
+        var loaded = VectorIndex(neighbours: 10, search: search)
+        try loaded.load(from: IndexFile.Reader(path: path))
+        for (query, _, _) in queries.prefix(20) { #expect(loaded.candidates(for: query, limit: 3) == streamed.candidates(for: query, limit: 3)) }
+        var asExact = VectorIndex(neighbours: 10, search: .exact)
+        #expect { try asExact.load(from: IndexFile.Reader(path: path)) } throws: { "\($0)".contains("FAISS codes alone") }
     }
 
     @Test func theIndexFileKeepsFAISSAndRefusesADamagedOne() throws {

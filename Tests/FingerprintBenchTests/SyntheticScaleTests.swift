@@ -2,7 +2,7 @@ import AudioIO
 import Degradation
 @testable import BenchmarkEvaluation
 @testable import Evaluation
-import Fingerprinting
+@testable import Fingerprinting
 import Foundation
 import Reporting
 @testable import SuiteEvaluation
@@ -23,6 +23,51 @@ import Testing
         #expect((model.redrawingKeys(from: pool, seed: 2)!.base as! HashFingerprint).hashes != s.hashes)
         let waveprint = try AlgorithmRegistry.algorithm("waveprint").fingerprint(sine(frequency: 440, duration: 3, sampleRate: 5512))
         #expect(waveprint.keys == nil && waveprint.redrawingKeys(from: pool, seed: 1) == nil)
+    }
+
+    /// A synthetic vector track keeps its model's times; its rows are unit vectors as like the real segments
+    /// as the real tracks are like each other (mean inner product, mean direction, neighbour correlation).
+    @Test func syntheticVectorsKeepTheirModelsTimingAndTheRealSegmentsStatistics() throws {
+        let dataset = try catalogCIDataset(), algorithm = try AlgorithmRegistry.algorithm("nafp-small")
+        let prints = try dataset.manifest.catalog!.tracks.prefix(3).map { try algorithm.fingerprint(file: dataset.path($0)) }
+        let real = prints.map { $0.base as! VectorFingerprint }, statistics = try #require(VectorStatistics(real))
+        let synthetic = try #require(prints[0].drawingVectors(from: statistics, seed: 1)?.base as? VectorFingerprint)
+        #expect(synthetic.times == real[0].times && synthetic.step == real[0].step && synthetic.duration == real[0].duration)
+        #expect(synthetic.values != real[0].values && statistics.synthetic(like: real[0], seed: 1) == synthetic && statistics.synthetic(like: real[0], seed: 2) != synthetic)
+        for r in synthetic.times.indices { #expect(abs(synthetic.row(r).reduce(0) { $0 + $1 * $1 } - 1) < 1e-4) }
+        func meanProduct(_ a: VectorFingerprint, _ b: VectorFingerprint) -> Double {
+            var sum = 0.0
+            for i in a.times.indices { for j in b.times.indices { sum += Double(zip(a.row(i), b.row(j)).reduce(0) { $0 + $1.0 * $1.1 }) } }
+            return sum / Double(a.times.count * b.times.count)
+        }
+        let betweenReal = meanProduct(real[0], real[2]), syntheticToReal = meanProduct(synthetic, real[2])
+        #expect(abs(betweenReal - syntheticToReal) < 0.1, "real-real \(betweenReal), synthetic-real \(syntheticToReal)")
+        let drawn = try #require(VectorStatistics((0..<12).map { statistics.synthetic(like: real[$0 % 3], seed: UInt64($0)) }))
+        let cosine = zip(drawn.mean, statistics.mean).reduce(0) { $0 + $1.0 * $1.1 }
+            / (drawn.mean.reduce(0) { $0 + $1 * $1 } * statistics.mean.reduce(0) { $0 + $1 * $1 }).squareRoot()
+        #expect(cosine > 0.9 && statistics.neighbourCorrelation > 0.2, "mean direction \(cosine), ρ \(statistics.neighbourCorrelation)")
+        #expect(abs(drawn.neighbourCorrelation - statistics.neighbourCorrelation) < 0.1, "ρ \(drawn.neighbourCorrelation) against \(statistics.neighbourCorrelation)")
+        let hashes = try AlgorithmRegistry.algorithm("constellation").fingerprint(file: dataset.path(dataset.manifest.catalog!.tracks[0]))
+        #expect(hashes.drawingVectors(from: statistics, seed: 1) == nil)
+    }
+
+    /// nafp-small's catalog grown to three times its size with synthetic vectors: its real tracks still found,
+    /// its index three times as large, its synthetic prints not held (drawn again for verification).
+    @Test func aVectorCatalogGrownWithSyntheticTracksStillFindsItsRealTracks() throws {
+        var spec = BenchmarkSpec()
+        spec.queriesPerLength = 8
+        spec.negativesPerLength = 8
+        let configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: [try AlgorithmRegistry.algorithm("nafp-small")], spec: spec,
+                                                   seed: 5, threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
+        let realHours = try Benchmark(configuration).indexer.buildCatalogs(configuration.algorithms, progress: ProgressReporter(.none)).catalogs[0].duration / 3600
+        let points = try SyntheticScale(benchmark: configuration, hours: [realHours, 3 * realHours], length: 5).run()
+        #expect(points.count == 2 && points[0].syntheticTracks == 0 && points[1].syntheticTracks >= 14)
+        #expect(Double(points[1].indexBytes) > 2.5 * Double(points[0].indexBytes) && points[1].printBytes == points[0].printBytes,
+                "\(points.map(\.indexBytes)) \(points.map(\.printBytes))")
+        #expect(points.allSatisfy { $0.positives == 8 && $0.correct >= 6 }, "\(points.map(\.correct))")
+        var sliced = SyntheticScale(benchmark: configuration, hours: [realHours], length: 5)
+        sliced.slices = 2
+        #expect { try sliced.run() } throws: { "\($0)".contains("cannot be split into slices") }
     }
 
     @Test func aCatalogGrownWithSyntheticTracksStillFindsItsRealTracks() throws {

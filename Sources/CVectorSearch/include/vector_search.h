@@ -16,13 +16,20 @@ extern "C" {
 void vs_exact_search(const float *base, int64_t count, int dimension, const float *queries, int64_t n, int k,
                      float *scores, int64_t *rows);
 
+/// c (m x n) = a (m x k) times b (n x k) transposed, row-major, through BLAS.
+void vs_multiply_transposed(const float *a, const float *b, float *c, int m, int n, int k);
+
 typedef struct vs_faiss vs_faiss;
 
-/// A FAISS index made by `description` (index_factory's language: "IVF1024,PQ32", "HNSW32"), by inner
-/// product, trained on and holding `count` rows; `probes` sets nprobe (IVF) or efSearch (HNSW). NULL on
-/// failure, with FAISS's message in `error`. FAISS runs one thread: fpbench runs queries in parallel.
+/// A FAISS index made by `description` (index_factory's language: "IVF1024,PQ32", "HNSW32", "IMI2x8,PQ32"),
+/// by inner product (by L2 for an inverted multi-index, the same order over unit rows; its scores are given
+/// as inner products), trained on at most 131,072 of the `count` rows, evenly spaced, and holding them all;
+/// `probes` sets nprobe (IVF) or efSearch (HNSW). NULL on failure, with FAISS's message in `error`.
+/// FAISS runs one thread: fpbench runs queries in parallel.
 vs_faiss *vs_faiss_build(const char *description, int dimension, const float *base, int64_t count, int probes,
                          char *error, size_t error_size);
+/// Adds `count` more rows, numbered after those already added; 0, or -1 with the message in `error`.
+int vs_faiss_add(vs_faiss *index, const float *rows, int64_t count, char *error, size_t error_size);
 /// As `vs_exact_search`, approximately; 0, or -1 with the message in `error`.
 int vs_faiss_search(const vs_faiss *index, const float *queries, int64_t n, int k, float *scores, int64_t *rows,
                     char *error, size_t error_size);
@@ -30,8 +37,10 @@ int vs_faiss_search(const vs_faiss *index, const float *queries, int64_t n, int 
 uint8_t *vs_faiss_write(const vs_faiss *index, size_t *size, char *error, size_t error_size);
 /// An index read back from `vs_faiss_write`'s bytes, with `probes`; NULL with the message when they are not one.
 vs_faiss *vs_faiss_read(const uint8_t *bytes, size_t size, int probes, char *error, size_t error_size);
-/// Bytes the index holds (its codes and lists, as written).
+/// Bytes the index holds (its codes and lists), counted as `vs_faiss_write` would write them.
 size_t vs_faiss_byte_count(const vs_faiss *index);
+/// The rows' dimension.
+int vs_faiss_dimension(const vs_faiss *index);
 void vs_faiss_free(vs_faiss *index);
 
 #ifdef __cplusplus

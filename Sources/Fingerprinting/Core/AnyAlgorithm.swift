@@ -110,7 +110,7 @@ public struct AnyAlgorithm: Sendable {
         var found = algorithm.declaredCapabilities
         if index.isIndexed { found.insert(.indexed) }
         if index is any PostingsHolder { found.insert(.sliceable) }
-        if A.Print.self is any KeyedFingerprint.Type { found.insert(.scalable) }
+        if A.Print.self is any KeyedFingerprint.Type || A.Print.self == VectorFingerprint.self { found.insert(.scalable) }
         if algorithm is any StreamingFingerprinting { found.insert(.streaming) }
         return found
     }

@@ -9,7 +9,8 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     public static let indexed = Capabilities(rawValue: 1 << 0)
     /// Its index is one inverted file of keys, so a catalog can be held as slices (`--catalog-shard`, `scale --slices`).
     public static let sliceable = Capabilities(rawValue: 1 << 1)
-    /// Its fingerprints are 32-bit keys a synthetic catalog can redraw (`fpbench scale`).
+    /// Its fingerprints can be drawn anew for a synthetic catalog (`fpbench scale`): 32-bit keys redrawn
+    /// from the real ones, or vectors drawn to the real ones' statistics.
     public static let scalable = Capabilities(rawValue: 1 << 2)
     /// Fingerprints as a file decodes, holding a bounded window of samples, not the signal.
     public static let streaming = Capabilities(rawValue: 1 << 3)

@@ -121,10 +121,15 @@ public final class Catalog {
     }
 
     /// Adds a reference; `checksum`, its audio file's SHA-256 where known, goes into an index file so
-    /// the file can be checked against the catalog it claims to index.
-    public func add(_ fingerprint: AnyFingerprint, name: String, checksum: String = "") {
-        add(fingerprint, name: name, checksum: checksum, role: .owned)
+    /// the file can be checked against the catalog it claims to index. `keepingPrint: false` indexes it
+    /// without holding its fingerprint, which verification then asks `printSource` for.
+    public func add(_ fingerprint: AnyFingerprint, name: String, checksum: String = "", keepingPrint: Bool = true) {
+        add(fingerprint, name: name, checksum: checksum, role: .owned, keeping: keepingPrint)
     }
+
+    /// Where the fingerprints of references added without keeping them come from (the synthetic scale
+    /// test draws its synthetic tracks again, seeded, rather than hold tens of gigabytes of them).
+    public var printSource: (@Sendable (Int) -> AnyFingerprint?)?
 
     /// A reference's part in a catalog slice (`CatalogSlices`): its own (posted, kept for verification),
     /// a ghost (posted, so votes near the slice's edges are the whole catalog's) or only laid out.
@@ -132,7 +137,7 @@ public final class Catalog {
 
     /// Adds the next reference of a slice (`init(slicing:whole:)`) in its role; a slice's own references
     /// are contiguous.
-    public func add(_ fingerprint: AnyFingerprint, name: String, checksum: String, role: SliceRole) {
+    public func add(_ fingerprint: AnyFingerprint, name: String, checksum: String, role: SliceRole, keeping: Bool = true) {
         precondition(!sealed, "Catalog.add after the first search")
         if let owned {
             if role == .owned {
@@ -147,9 +152,10 @@ public final class Catalog {
         index.add(fingerprint.base, reference: prints.count)
         names.append(name)
         checksums.append(checksum)
-        prints.append(role == .owned ? fingerprint : nil)
+        let kept = role == .owned && keeping
+        prints.append(kept ? fingerprint : nil)
         durations.append(fingerprint.duration)
-        if role == .owned { printBytes += fingerprint.byteCount }
+        if kept { printBytes += fingerprint.byteCount }
     }
 
     /// Reads a catalog written by `save`: the index's postings stay in the mapped file, fingerprints
@@ -197,7 +203,8 @@ public final class Catalog {
     /// Reference `i`'s fingerprint (from the index file on first use, verified; nil, and the damage
     /// reported to the file, if it cannot be read).
     private func referencePrint(_ i: Int) -> AnyFingerprint? {
-        printLock.withLock {
+        if let printSource, printLock.withLock({ prints[i] == nil && file == nil }) { return printSource(i) }
+        return printLock.withLock {
             if let held = prints[i] { return held }
             guard let file else { return nil }
             prints[i] = readPrint(i, from: file)

@@ -5,21 +5,23 @@ import Foundation
 public enum VectorSearch: Sendable, Equatable, CustomStringConvertible {
     /// Every reference segment scored: one matrix product through BLAS (OpenBLAS).
     case exact
-    /// FAISS, an index made by `description` in its index_factory's language ("IVF1024,PQ32", "HNSW32"),
+    /// FAISS, an index made by `description` in its index_factory's language ("IVF1024,PQ32", "HNSW32", "IMI2x8,PQ32"),
     /// with `probes` lists searched (IVF's nprobe) or candidates kept (HNSW's efSearch).
     case faiss(description: String, probes: Int)
 
     /// Exact search up to this many segments (about 280 h at a 0.5 s hop, 1 GB of 128 floats); FAISS above.
     public static let exactLimit = 2_000_000
 
-    /// What a catalog of `count` segments gets unless told: exact, or an inverted file of product-quantised
-    /// codes (NAFP's own choice for its large database, §3.4) with about 4 √count lists, 64 of them probed,
-    /// a byte per 4 dimensions, without polysemous training ("np": FAISS spends most of a build on it, for
-    /// a Hamming filter this search does not use).
+    /// What a catalog of `count` segments gets unless told: exact, or FAISS's inverted multi-index of
+    /// product-quantised codes (Jégou et al.'s IVF-PQ, NAFP's choice for its large database, §3.4, with a
+    /// multi-index as its coarse quantizer): 65,536 cells, 64 of them probed, a byte per 4 dimensions,
+    /// without polysemous training ("np": FAISS spends most of a build on it, for a Hamming filter this
+    /// search does not use). Our choice of a multi-index: finding a row's cell costs two searches of 256
+    /// centroids, so Debian's FAISS (built without SIMD) adds tens of millions of rows in minutes where
+    /// an inverted file of 32,768 lists would take hours.
     public static func automatic(count: Int, dimension: Int) -> VectorSearch {
         guard count > exactLimit else { return .exact }
-        let lists = 1 << Int(log2(4 * Double(count).squareRoot()).rounded())
-        return .faiss(description: "IVF\(lists),PQ\(max(1, dimension / 4))np", probes: 64)
+        return .faiss(description: "IMI2x8,PQ\(max(1, dimension / 4))np", probes: 64)
     }
 
     public var description: String {
@@ -43,6 +45,8 @@ public struct VectorIndex: FingerprintIndex {
     private var references: [Int32] = []
     private var times: [UInt32] = []
     private var approximate: FaissIndex?
+    /// Past this many rows a catalog planned for FAISS streams into it (`moveToFAISS`).
+    var streamingRows = VectorSearch.exactLimit
 
     /// `search`: nil for `VectorSearch.automatic` by the catalog's size.
     public init(neighbours: Int, search: VectorSearch? = nil) {
@@ -57,6 +61,27 @@ public struct VectorIndex: FingerprintIndex {
         values += print.values
         references += repeatElement(Int32(reference), count: print.times.count)
         times += print.times
+        let streaming = approximate != nil ? values.count >= Self.batchRows * dimension : times.count > streamingRows && faissProblem == nil
+        if streaming { moveToFAISS() }
+    }
+
+    /// Rows handed to FAISS at a time once it holds a catalog that grows.
+    static let batchRows = 65_536
+
+    /// Hands the rows held to FAISS, building its index from them first. A catalog that grows past exact
+    /// search's size is built so: its index made from its first `streamingRows` rows, every later row then
+    /// added as it comes, so it never holds its floats (exact search is then unavailable). A FAISS that
+    /// refuses leaves the rows held and the search exact, and says why.
+    private mutating func moveToFAISS() {
+        guard case .faiss(let description, let probes) = planned, !values.isEmpty else { return }
+        do {
+            if let approximate { try approximate.add(values) } else {
+                approximate = try FaissIndex(description: description, dimension: dimension, rows: values, probes: probes)
+            }
+            values = []
+        } catch {
+            faissProblem = "\(error)"
+        }
     }
 
     /// The search asked for: the one chosen, or the automatic one for the segments held.
@@ -66,12 +91,11 @@ public struct VectorIndex: FingerprintIndex {
     /// Why FAISS could not build the index asked for (then the search is exact).
     public private(set) var faissProblem: String?
 
+    /// Builds FAISS's index where one is planned, or adds the rows still held to it. A catalog too small
+    /// for the description (fewer segments than lists) is searched exactly, and says why.
     public mutating func seal() {
-        guard case .faiss(let description, let probes) = planned, !times.isEmpty, approximate == nil else { return }
-        // A catalog too small for the description (fewer segments than lists) is searched exactly, and says why.
-        do { approximate = try FaissIndex(description: description, dimension: dimension, rows: values, probes: probes) } catch {
-            faissProblem = "\(error)"
-        }
+        guard faissProblem == nil else { return }
+        moveToFAISS()
     }
 
     /// Each query row's nearest reference rows: (similarity, row), `neighbours` per query row.
@@ -82,6 +106,7 @@ public struct VectorIndex: FingerprintIndex {
         if let approximate, (try? approximate.search(query.values, count: n, k: k, scores: &scores, rows: &rows)) != nil {
             return (scores, rows)
         }
+        guard values.count == times.count * dimension else { return ([], []) }  // FAISS holds the rows alone
         vs_exact_search(values, Int64(times.count), Int32(dimension), query.values, Int64(n), Int32(k), &scores, &rows)
         return (scores, rows)
     }
@@ -108,7 +133,7 @@ public struct VectorIndex: FingerprintIndex {
             .map { Candidate(reference: Int($0.key.reference), offset: Double($0.key.offset) * step, hits: $0.count) }
     }
 
-    /// The segments as floats, their recordings and times, and FAISS's own index when it is used.
+    /// The segments' floats (unless FAISS alone holds them), their recordings and times, and FAISS's own index.
     public var byteCount: Int { values.count * 4 + times.count * 8 + (approximate?.byteCount ?? 0) }
 
     public func save(to writer: inout IndexFile.Writer) {
@@ -126,12 +151,15 @@ public struct VectorIndex: FingerprintIndex {
         values = Array(try reader.array("vectors.values", of: Float.self))
         references = Array(try reader.array("vectors.references", of: Int32.self))
         times = Array(try reader.array("vectors.times", of: UInt32.self))
-        guard values.count == times.count * dimension, references.count == times.count,
+        let faiss = reader.header.sections["vectors.faiss"] != nil
+        guard values.count == times.count * dimension || (values.isEmpty && faiss), references.count == times.count,
               references.allSatisfy({ $0 >= 0 && Int($0) < reader.header.references.count }) else {
             throw IndexFileError(path: reader.path, reason: "damaged: the vector sections disagree in length or name a recording it does not hold")
         }
-        if reader.header.sections["vectors.faiss"] != nil, case .faiss(_, let probes) = planned {
+        if faiss, case .faiss(_, let probes) = planned {
             approximate = try FaissIndex(bytes: try reader.bytes("vectors.faiss"), probes: probes, path: reader.path)
+        } else if values.isEmpty && !times.isEmpty {
+            throw IndexFileError(path: reader.path, reason: "holds its segments as FAISS codes alone, and this run asks for exact search; search it with FAISS")
         }
     }
 }
@@ -158,6 +186,14 @@ final class FaissIndex: @unchecked Sendable {
     }
 
     deinit { vs_faiss_free(handle) }
+
+    /// Adds rows after those it holds.
+    func add(_ rows: [Float]) throws {
+        var error = [CChar](repeating: 0, count: 512)
+        guard vs_faiss_add(handle, rows, Int64(rows.count / Int(vs_faiss_dimension(handle))), &error, error.count) == 0 else {
+            throw VectorSearchError(description: "FAISS add: \(message(error))")
+        }
+    }
 
     func search(_ queries: [Float], count: Int, k: Int, scores: inout [Float], rows: inout [Int64]) throws {
         var error = [CChar](repeating: 0, count: 512)
@@ -186,8 +222,8 @@ extension VectorSearch {
     public static func parse(_ setting: String?, probes: Int?) -> Result<VectorSearch?, VectorSearchError> {
         guard let setting else { return .success(nil) }
         if setting == "exact" { return .success(.exact) }
-        guard setting.hasPrefix("IVF") || setting.hasPrefix("HNSW") || setting.hasPrefix("PQ") || setting.hasPrefix("Flat") else {
-            return .failure(VectorSearchError(description: "\"exact\" or a FAISS index_factory description (\"IVF1024,PQ32\", \"HNSW32\"), not \"\(setting)\""))
+        guard setting.hasPrefix("IVF") || setting.hasPrefix("IMI") || setting.hasPrefix("HNSW") || setting.hasPrefix("PQ") || setting.hasPrefix("Flat") else {
+            return .failure(VectorSearchError(description: "\"exact\" or a FAISS index_factory description (\"IVF1024,PQ32\", \"IMI2x8,PQ32\", \"HNSW32\"), not \"\(setting)\""))
         }
         return .success(.faiss(description: setting, probes: probes ?? 64))
     }
@@ -210,7 +246,7 @@ public struct VectorMatching: Sendable {
     /// The parameters, each value from `source` unless it is a default of ours.
     public func parameters(source: String) -> [Parameter] {
         [
-            Parameter("search", search.map(\.description) ?? "exact up to \(VectorSearch.exactLimit) segments, FAISS IVF-PQ above",
+            Parameter("search", search.map(\.description) ?? "exact up to \(VectorSearch.exactLimit) segments, FAISS IMI2x8,PQ{dimension / 4} above",
                       source: search == nil ? "our choice: exact where it is fast enough (NAFP §3.4 searches its large database with FAISS IVF-PQ)" : source),
             Parameter("neighbours", neighbours ?? Self.defaultNeighbours, source: (neighbours ?? Self.defaultNeighbours) == Self.defaultNeighbours
                       ? "NAFP's evaluation: the 20 nearest segments per query segment vote for a recording and an offset" : source),
