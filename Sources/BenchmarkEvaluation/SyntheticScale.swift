@@ -25,6 +25,9 @@ public struct SyntheticScale {
         /// Bytes of the index and of the verification prints (the catalog's `byteCount`; with slices, the largest slice's).
         public var indexBytes: Int
         public var printBytes: Int
+        /// False for a vector algorithm: its synthetic tracks' prints are drawn again when verification asks
+        /// for one, so `printBytes` holds the real tracks' alone.
+        public var syntheticPrintsHeld = true
         public var buildSeconds: Double
         /// After building, the process's peak resident memory (sizes are measured in increasing order).
         public var peakResidentBytes: Int
@@ -96,6 +99,7 @@ public struct SyntheticScale {
                     : try search(tracks, algorithm: algorithm, queries: all, progress: progress)
                 var point = measure(searched, queries: queries, algorithm: algorithm, realThreshold: realThreshold)
                 point.syntheticTracks = tracks.durations.count - prints.count
+                if case .vectors = synthesis { point.syntheticPrintsHeld = false }
                 points.append(point)
                 var next = queries.count
                 for condition in degraded {

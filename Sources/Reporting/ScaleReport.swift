@@ -1,4 +1,5 @@
 import BenchmarkEvaluation
+import Fingerprinting
 import Foundation
 
 /// `fpbench scale`'s report: scale.csv (one row per algorithm and size) and scale.md (the table, under
@@ -22,6 +23,9 @@ public enum ScaleReport {
             + "`\(command)` — \(version).\n\n"
             + (degraded ? "A degraded condition's row counts its positives at the threshold the clean negatives calibrate at that size; "
                 + "its false-positive columns are the clean row's.\n\n" : "")
+            + (points.contains { !$0.syntheticPrintsHeld } ? "A vector algorithm's synthetic tracks are vectors drawn to the real segments' statistics, "
+                + "not held: drawn again when a candidate is verified (in its search time), so its prints column is the real tracks' alone; "
+                + "past \(VectorSearch.exactLimit) segments its index is FAISS's (\(VectorSearch.automatic(count: VectorSearch.exactLimit + 1, dimension: 128)) for 128 floats).\n\n" : "")
             + "| algorithm | condition | hours | index MiB | prints MiB | peak MiB | search ms (median / p90) | correct | held-out false positives | at the real catalog's threshold |\n"
             + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         for p in points {
