@@ -15,6 +15,7 @@ extension Benchmark {
         guard let shard = c.catalogShard, let folder = c.keyCountsFolder else {
             throw DatasetError(path: "--count-keys", reason: "give --catalog-shard J/M and --key-counts FOLDER")
         }
+        try refuseUnsliceable(c.algorithms)
         var failures: [Problem] = [], skipped: [Problem] = []
         let catalog = try readCatalog(&failures)
         let owned = shard.owned(durations: catalog.durations)
@@ -39,6 +40,17 @@ extension Benchmark {
         }
     }
 
+    /// A slice holds an inverted file's share of the postings, or brute force's share of the references;
+    /// an index of another kind (the vector index: each query segment's nearest neighbours vote over the
+    /// whole catalog) would answer differently in slices, so it is refused, named.
+    private func refuseUnsliceable(_ algorithms: [AnyAlgorithm]) throws {
+        let refused = algorithms.filter { $0.capabilities.contains(.indexed) && !$0.capabilities.contains(.sliceable) }
+        guard !refused.isEmpty else { return }
+        throw DatasetError(path: "--catalog-shard", reason: refused.map(\.identifier).joined(separator: ", ")
+                           + ": its index cannot be held as slices (sliceable: " + AlgorithmRegistry.identifiers(with: .sliceable).joined(separator: ", ")
+                           + ", their variants, and brute-force algorithms); a vector catalog past \(VectorSearch.exactLimit) segments goes to FAISS instead")
+    }
+
     /// Stage two's index: each algorithm's slice, every track fingerprinted (from the cache stage one
     /// filled) and laid out in order, a batch at a time, so that only the slice's own fingerprints and
     /// its own and its ghosts' postings are held.
@@ -46,6 +58,7 @@ extension Benchmark {
                          failures: inout [Problem]) throws -> BuiltIndex {
         let c = configuration
         guard let folder = c.keyCountsFolder else { throw DatasetError(path: "--catalog-shard", reason: "give --key-counts FOLDER, where stage one (--count-keys) wrote every slice's counts") }
+        try refuseUnsliceable(algorithms)
         let ranges = CatalogSlices.ranges(durations: catalog.durations, count: shard.count)
         let whole = try algorithms.map { algorithm -> KeyCounts? in
             guard algorithm.capabilities.contains(.sliceable) else { return nil }

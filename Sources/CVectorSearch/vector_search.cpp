@@ -16,6 +16,7 @@
 
 // libgomp's (FAISS is built with it); its omp.h is GCC's, out of clang's reach.
 extern "C" void omp_set_num_threads(int);
+extern "C" int omp_get_num_procs(void);
 // BLAS's Fortran entry point, OpenBLAS's here: its cblas_sgemm would lose to GSL's own reference CBLAS
 // (libgslcblas, loaded first), which exports the same name and runs a tenth as fast.
 extern "C" void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const float *alpha,
@@ -50,13 +51,15 @@ void say(char *error, size_t size, const char *message) {
     if (error && size) std::snprintf(error, size, "%s", message);
 }
 
-/// One thread for FAISS, set once on each thread that calls it (OpenMP's setting is the calling thread's):
-/// fpbench parallelises queries itself.
-void single_thread() {
-    static thread_local bool set = false;
-    if (!set) omp_set_num_threads(1);
-    set = true;
-}
+/// One thread for FAISS searches, set on each thread that calls it (OpenMP's setting is the calling
+/// thread's): fpbench parallelises queries itself. Training and adding rows, which a catalog's one
+/// building thread asks for, take every core.
+void single_thread() { omp_set_num_threads(1); }
+
+struct EveryCore {
+    EveryCore() { omp_set_num_threads(omp_get_num_procs()); }
+    ~EveryCore() { single_thread(); }
+};
 
 /// nprobe for an inverted file, efSearch for HNSW (FAISS's own names, set as its autotuner does).
 void set_probes(faiss::Index *index, int probes) {
@@ -133,7 +136,7 @@ extern "C" void vs_exact_search(const float *base, int64_t count, int dimension,
 
 extern "C" vs_faiss *vs_faiss_build(const char *description, int dimension, const float *base, int64_t count, int probes,
                                     char *error, size_t error_size) {
-    single_thread();
+    EveryCore cores;
     try {
         std::unique_ptr<faiss::Index> index(faiss::index_factory(dimension, description, metric_for(description)));
         const int64_t every = std::max<int64_t>(1, count / training_rows);
@@ -154,7 +157,7 @@ extern "C" vs_faiss *vs_faiss_build(const char *description, int dimension, cons
 }
 
 extern "C" int vs_faiss_add(vs_faiss *index, const float *rows, int64_t count, char *error, size_t error_size) {
-    single_thread();
+    EveryCore cores;
     try {
         const int dimension = index->index->d;
         if (index->index->metric_type == faiss::METRIC_INNER_PRODUCT) {

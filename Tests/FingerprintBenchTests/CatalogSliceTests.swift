@@ -121,6 +121,16 @@ import Testing
         return configuration
     }
 
+    /// The vector index votes over the whole catalog's nearest segments: held as slices it would answer
+    /// otherwise, so both stages refuse it by name before any work.
+    @Test func aVectorIndexIsRefusedAsSlices() throws {
+        var configuration = try configuration(cache: temporaryFolder(), keys: temporaryFolder(), slice: CatalogShard(index: 0, count: 2))
+        configuration.algorithms = try ["constellation", "nafp-small"].map(AlgorithmRegistry.algorithm)
+        for stage in [{ _ = try Benchmark(configuration).countKeys() }, { _ = try Benchmark(configuration).run() }] {
+            #expect { try stage() } throws: { "\($0)".contains(": nafp-small: its index cannot be held as slices") }
+        }
+    }
+
     @Test func slicesMergedAreTheWholeRun() throws {
         let cache = temporaryFolder(), keys = temporaryFolder()
         let (whole, wholeCosts) = try Benchmark(configuration(cache: cache, keys: keys)).run()

@@ -25,7 +25,7 @@ typedef struct vs_faiss vs_faiss;
 /// by inner product (by L2 for an inverted multi-index, the same order over unit rows; its scores are given
 /// as inner products), trained on at most 131,072 of the `count` rows, evenly spaced, and holding them all;
 /// `probes` sets nprobe (IVF) or efSearch (HNSW). NULL on failure, with FAISS's message in `error`.
-/// FAISS runs one thread: fpbench runs queries in parallel.
+/// FAISS builds and adds on every core, and searches on one: fpbench runs queries in parallel.
 vs_faiss *vs_faiss_build(const char *description, int dimension, const float *base, int64_t count, int probes,
                          char *error, size_t error_size);
 /// Adds `count` more rows, numbered after those already added; 0, or -1 with the message in `error`.
