@@ -18,13 +18,14 @@ import Testing
         try AudioReader.read(Self.recording.path, sampleRate: algorithm.sampleRate, window: TimeWindow(start: start, duration: duration))
     }
 
-    /// What `fpbench algorithms` and the help texts say an algorithm can do is what it does: keys for the
-    /// scale test, an index, key counts for slices, a time factor under a 5 % speed change.
+    /// What `fpbench algorithms` and the help texts say an algorithm can do is what it does: keys or vectors
+    /// the scale test can draw anew, an index, key counts for slices, a time factor under a 5 % speed change.
     @Test(arguments: identifiers) func capabilitiesAreWhatTheAlgorithmDoes(identifier: String) throws {
         let algorithm = try AlgorithmRegistry.algorithm(identifier)
         let print = try algorithm.fingerprint(audio(algorithm, start: 1, duration: 9))
         let can = algorithm.capabilities
-        #expect(can.contains(.scalable) == (print.keys != nil))
+        let statistics = (print.base as? VectorFingerprint).flatMap { VectorStatistics([$0]) }
+        #expect(can.contains(.scalable) == (print.keys != nil || statistics.flatMap { print.drawingVectors(from: $0, seed: 1) } != nil))
         #expect(can.contains(.indexed) == Catalog(algorithm: algorithm).isIndexed)
         let counter = KeyCounter(algorithm: algorithm)
         counter.add(print)
