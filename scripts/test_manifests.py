@@ -38,7 +38,8 @@ class HostileManifests(unittest.TestCase):
         with open(path, "w") as f:
             json.dump(manifest, f)
         run = subprocess.run([sys.executable, os.path.join(SCRIPTS, "fetch_dataset.py"), path],
-                             capture_output=True, text=True, timeout=300)
+                             capture_output=True, text=True, timeout=300,
+                             env=dict(os.environ, FETCH_DATASET_RETRY_PAUSE="0"))  # downloads here fail on purpose
         written = sorted(os.path.relpath(os.path.join(d, n), self.work) for d, _, names in os.walk(self.work) for n in names)
         return run.returncode, run.stderr, [w for w in written if not w.startswith("data/cache/") and not w.endswith("manifest.json")]
 
