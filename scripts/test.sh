@@ -7,21 +7,42 @@
 # The tests run in release mode, as every figure the tool reports is measured (the golden fingerprints and the
 # reference runs are the same bits under -Onone and -O): the tests run six times faster than a debug build's
 # for a build two minutes longer. Their own build folder (.build-tests) keeps `swift build -c release` from rebuilding.
+# Two cores are kept busy: the build runs beside the steps that wait on the network or use one core (the
+# build's modules compile one after another), and the outside systems and the parameter campaign run beside the
+# test module's compilation. Each step says how long it took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh fluidsynth timidity chromium ffmpeg libchromaprint-tools python3-torch python3-numpy
-scripts/fetch-dataset.sh ci
-scripts/fetch-dataset.sh catalog-ci
-scripts/install-pyroomacoustics.sh  # the reference the room model is tested against (RoomModelTests)
-python3 scripts/test_manifests.py
-python3 scripts/test_renders.py
-# The learned fingerprint's training script, one batch on generated audio (CI never trains; docs/learned.md).
-/usr/bin/python3 scripts/train_nafp_small.py smoke
 build=(-c release --scratch-path .build-tests -Xswiftc -enable-testing)
-swift build "${build[@]}" --build-tests
+timed() { local start=$SECONDS; "$@"; echo "test: $* took $((SECONDS - start)) s" >&2; }
+# `start_build NAME ARGS...` runs `swift build` in the background, its output in .build-tests/logs/NAME.txt;
+# `finish NAME` waits for it and shows its last line, or all of it if it failed.
+declare -A builds
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+start_build() { mkdir -p .build-tests/logs; swift build "${build[@]}" "${@:2}" > ".build-tests/logs/$1.txt" 2>&1 & builds[$1]=$!; }
+finish() {
+    if ! wait "${builds[$1]}"; then cat ".build-tests/logs/$1.txt" >&2; echo "test: the $1 build failed" >&2; exit 1; fi
+    grep -v "warning:" ".build-tests/logs/$1.txt" | tail -n 1 >&2
+}
+
+timed scripts/setup.sh fluidsynth timidity chromium ffmpeg libchromaprint-tools python3-torch python3-numpy
+SECONDS=0
+start_build tool --product fpbench
+timed scripts/fetch-dataset.sh ci
+timed scripts/fetch-dataset.sh catalog-ci
+timed scripts/install-pyroomacoustics.sh  # the reference the room model is tested against (RoomModelTests)
+timed python3 scripts/test_manifests.py
+timed python3 scripts/test_renders.py
+# The learned fingerprint's training script, one batch on generated audio (CI never trains; docs/learned.md).
+timed /usr/bin/python3 scripts/train_nafp_small.py smoke
+finish tool
+echo "test: fpbench built after $SECONDS s" >&2
+fpbench="$(swift build "${build[@]}" --show-bin-path)/fpbench"
+start_build tests --build-tests
 # Each outside system of Systems/ that installs here (Debian, PyPI) run on catalog-ci; the others are skipped with the reason.
-python3 scripts/test_systems.py "$(swift build "${build[@]}" --show-bin-path)/fpbench"
+timed python3 scripts/test_systems.py "$fpbench"
 # Every --set of every algorithm and every stage field with hostile values: each call ends by itself, within
 # 5 minutes and 2 GB, with an answer or a one-line reason (issue 58).
-python3 scripts/parameter_campaign.py "$(swift build "${build[@]}" --show-bin-path)/fpbench" --stages
+timed python3 scripts/parameter_campaign.py "$fpbench" --stages
+finish tests
+echo "test: the tests built after $SECONDS s" >&2
 swift test "${build[@]}" --skip-build

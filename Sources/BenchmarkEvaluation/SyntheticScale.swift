@@ -214,15 +214,23 @@ public struct SyntheticScale {
             return redrawn ? synthesis.synthetic(like: model, seed: derivedSeed(seed, "synthetic", "\(synthetic)")) : model
         }
 
-        /// The catalog of every track. Synthetic vectors are not held (at 10,000 h they would take 37 GB):
-        /// verification draws a candidate's again.
-        func catalog(_ algorithm: AnyAlgorithm) -> Catalog {
+        /// The catalog of every track, each track counted on `progress`. Synthetic vectors are not held (at
+        /// 10,000 h they would take 37 GB): verification draws a candidate's again.
+        func catalog(_ algorithm: AnyAlgorithm, progress: ProgressReporter) -> Catalog {
+            progress.start(String(format: "building %.0f h", durations.reduce(0, +) / 3600), total: durations.count)
+            defer { progress.finish() }
             guard case .vectors = synthesis else {
-                return Catalog(algorithm: algorithm, sealing: durations.indices.lazy.map { (print($0), names[$0], "") })
+                return Catalog(algorithm: algorithm, sealing: durations.indices.lazy.map {
+                    defer { progress.advance() }
+                    return (print($0), names[$0], "")
+                })
             }
             let catalog = Catalog(algorithm: algorithm)
             catalog.printSource = { [self] t in print(t) }
-            for t in durations.indices { catalog.add(print(t), name: names[t], keepingPrint: t < prints.count) }
+            for t in durations.indices {
+                catalog.add(print(t), name: names[t], keepingPrint: t < prints.count)
+                progress.advance()
+            }
             catalog.seal()
             return catalog
         }
@@ -235,7 +243,7 @@ public struct SyntheticScale {
     }
 
     private func search(_ tracks: Tracks, algorithm: AnyAlgorithm, queries prints: [AnyFingerprint?], progress: ProgressReporter) throws -> Searched {
-        let started = Date(), catalog = tracks.catalog(algorithm), built = Date().timeIntervalSince(started)
+        let started = Date(), catalog = tracks.catalog(algorithm, progress: progress), built = Date().timeIntervalSince(started)
         progress.start(String(format: "searching %.0f h", catalog.duration / 3600), total: prints.count)
         defer { progress.finish() }
         let answers = try timed(prints, progress: progress) { try catalog.search($0, limit: 1, applyingThreshold: false).first }
