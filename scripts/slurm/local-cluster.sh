@@ -29,8 +29,12 @@ fi
 
 work=$(mktemp -d /tmp/fpbench-slurm-XXXXXX)
 started=()
+our_munged=false
 cleanup() {
     for pid in "${started[@]}"; do kill "$pid" 2>/dev/null || true; done
+    # munged by the pid it wrote, read now: on a loaded machine it can write it after the wait below gives up,
+    # and the runuser wrapper does not pass the signal on.
+    if $our_munged; then kill "$(cat /run/munge/munged.pid 2>/dev/null)" 2>/dev/null || true; fi
     wait 2>/dev/null || true   # every background child of this script, the runuser wrapper included
 }
 trap cleanup EXIT
@@ -40,10 +44,10 @@ if ! pgrep -x munged >/dev/null; then
     [ -s /etc/munge/munge.key ] || { dd if=/dev/urandom bs=1 count=1024 of=/etc/munge/munge.key 2>/dev/null; }
     chown munge:munge /etc/munge/munge.key; chmod 0400 /etc/munge/munge.key
     mkdir -p /run/munge /var/log/munge /var/lib/munge; chown munge:munge /run/munge /var/log/munge /var/lib/munge
+    rm -f /run/munge/munged.pid   # a killed munged's, stale: the wait below must see ours
     runuser -u munge -- /usr/sbin/munged --foreground >/dev/null 2>&1 &
-    wrapper=$!
-    for _ in $(seq 50); do [ -S /run/munge/munge.socket.2 ] && [ -s /run/munge/munged.pid ] && break; sleep 0.1; done
-    started+=("$(cat /run/munge/munged.pid 2>/dev/null || echo "$wrapper")")   # munged itself; runuser exits with it
+    our_munged=true
+    for _ in $(seq 300); do [ -S /run/munge/munge.socket.2 ] && [ -s /run/munge/munged.pid ] && break; sleep 0.1; done
 fi
 
 host=$(hostname -s)
