@@ -99,7 +99,7 @@ public struct SyntheticScale {
                     : try search(tracks, algorithm: algorithm, queries: all, progress: progress)
                 var point = measure(searched, queries: queries, algorithm: algorithm, realThreshold: realThreshold)
                 point.syntheticTracks = tracks.durations.count - prints.count
-                if case .vectors = synthesis { point.syntheticPrintsHeld = false }
+                point.syntheticPrintsHeld = !synthesis.drawnAgain
                 points.append(point)
                 var next = queries.count
                 for condition in degraded {
@@ -181,6 +181,11 @@ public struct SyntheticScale {
             }
         }
 
+        /// Synthetic vectors are drawn again when verification asks, not held (at 10,000 h they would take 37 GB).
+        var drawnAgain: Bool {
+            if case .vectors = self { true } else { false }
+        }
+
         func synthetic(like model: AnyFingerprint, seed: UInt64) -> AnyFingerprint {
             switch self {
             case .keys(let pool): model.redrawingKeys(from: pool, seed: seed)!
@@ -214,21 +219,15 @@ public struct SyntheticScale {
             return redrawn ? synthesis.synthetic(like: model, seed: derivedSeed(seed, "synthetic", "\(synthetic)")) : model
         }
 
-        /// The catalog of every track, each track counted on `progress`. Synthetic vectors are not held (at
-        /// 10,000 h they would take 37 GB): verification draws a candidate's again.
+        /// The catalog of every track, each track counted on `progress`; a synthetic track whose prints are
+        /// drawn again (`Synthesis.drawnAgain`) is not held, and verification draws a candidate's again.
         func catalog(_ algorithm: AnyAlgorithm, progress: ProgressReporter) -> Catalog {
             progress.start(String(format: "building %.0f h", durations.reduce(0, +) / 3600), total: durations.count)
             defer { progress.finish() }
-            guard case .vectors = synthesis else {
-                return Catalog(algorithm: algorithm, sealing: durations.indices.lazy.map {
-                    defer { progress.advance() }
-                    return (print($0), names[$0], "")
-                })
-            }
-            let catalog = Catalog(algorithm: algorithm)
-            catalog.printSource = { [self] t in print(t) }
+            let catalog = Catalog(algorithm: algorithm), drawnAgain = synthesis.drawnAgain
+            if drawnAgain { catalog.printSource = { [self] t in print(t) } }
             for t in durations.indices {
-                catalog.add(print(t), name: names[t], keepingPrint: t < prints.count)
+                catalog.add(print(t), name: names[t], keepingPrint: !drawnAgain || t < prints.count)
                 progress.advance()
             }
             catalog.seal()
