@@ -5,6 +5,8 @@
 #include <faiss/index_factory.h>
 #include <faiss/index_io.h>
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -30,8 +32,9 @@ struct vs_faiss {
 
 namespace {
 
-/// Base rows per matrix product: 8,192 rows by at most a few hundred queries stays a few megabytes.
-const int64_t block_rows = 8192;
+/// Base rows per block: a block's products (at most a few hundred queries by 1,024 rows) stay in cache
+/// until the best of them are kept.
+const int64_t block_rows = 1024;
 
 struct Hit {
     float score;
@@ -45,6 +48,70 @@ bool better(const Hit &a, const Hit &b) { return a.score > b.score || (a.score =
 void multiply_transposed(const float *a, const float *b, float *c, int m, int n, int k) {
     const float one = 1.0f, zero = 0.0f;
     sgemm_("T", "N", &n, &m, &k, &one, b, &k, a, &k, &zero, c, &n);
+}
+
+// Exact search's products. Each is one chain of fused multiply-adds over the dimensions in order, from 0:
+// the vector kernel (AVX2) and the scalar one give the same bits on every processor, which BLAS, choosing
+// its kernel and its order of sums by processor, does not. Base rows are packed 16 at a time, as BLAS packs,
+// into two panels of 8 rows laid out by dimension ([dimension][8]): one load brings a dimension of 8 rows,
+// and each query's value is broadcast against two of them, 12 sums of up to 6 queries kept in registers.
+const int pack_rows = 16, pack_queries = 6;
+
+/// products[j * stride + r], r < 16, of the pack with queries j < G (each `dimension` floats).
+template <int G>
+__attribute__((target("avx2,fma"))) void pack_products(const float *pack, const float *queries, int dimension,
+                                                         float *products, int64_t stride) {
+    __m256 low[G], high[G];
+    for (int j = 0; j < G; j++) low[j] = high[j] = _mm256_setzero_ps();
+    for (int t = 0; t < dimension; t++) {
+        const __m256 a = _mm256_loadu_ps(pack + t * 8), b = _mm256_loadu_ps(pack + (dimension + t) * 8);
+        for (int j = 0; j < G; j++) {
+            const __m256 x = _mm256_broadcast_ss(queries + j * dimension + t);
+            low[j] = _mm256_fmadd_ps(a, x, low[j]);
+            high[j] = _mm256_fmadd_ps(b, x, high[j]);
+        }
+    }
+    for (int j = 0; j < G; j++) {
+        _mm256_storeu_ps(products + j * stride, low[j]);
+        _mm256_storeu_ps(products + j * stride + 8, high[j]);
+    }
+}
+
+using PackKernel = void (*)(const float *, const float *, int, float *, int64_t);
+const PackKernel pack_kernels[pack_queries + 1] = {nullptr, pack_products<1>, pack_products<2>, pack_products<3>,
+                                                    pack_products<4>, pack_products<5>, pack_products<6>};
+
+bool vector_kernel() {
+    static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return available;
+}
+
+/// products (n x stride, stride a multiple of 16 >= m) of the queries with `m` base rows, in the kernel's
+/// order of sums: by the vector kernel, or by the scalar one where the processor has none or `scalar` asks.
+void block_products(const float *base, int64_t m, int d, const float *queries, int64_t n, float *products,
+                    int64_t stride, bool scalar) {
+    if (scalar || !vector_kernel()) {
+        for (int64_t q = 0; q < n; q++) {
+            for (int64_t r = 0; r < m; r++) {
+                float sum = 0;
+                for (int t = 0; t < d; t++) sum = std::fma(base[r * d + t], queries[q * d + t], sum);
+                products[q * stride + r] = sum;
+            }
+        }
+        return;
+    }
+    std::vector<float> pack(static_cast<size_t>(pack_rows) * d);
+    for (int64_t first = 0; first < m; first += pack_rows) {
+        for (int r = 0; r < pack_rows; r++) {
+            const float *row = first + r < m ? base + (first + r) * d : nullptr;
+            float *panel = pack.data() + (r / 8) * 8 * d + r % 8;
+            for (int t = 0; t < d; t++) panel[t * 8] = row ? row[t] : 0;
+        }
+        for (int64_t q = 0; q < n; q += pack_queries) {
+            const int g = (int)std::min<int64_t>(pack_queries, n - q);
+            pack_kernels[g](pack.data(), queries + q * d, d, products + q * stride + first, stride);
+        }
+    }
 }
 
 void say(char *error, size_t size, const char *message) {
@@ -100,16 +167,16 @@ extern "C" void vs_multiply_transposed(const float *a, const float *b, float *c,
 }
 
 extern "C" void vs_exact_search(const float *base, int64_t count, int dimension, const float *queries, int64_t n, int k,
-                                float *scores, int64_t *rows) {
+                                int scalar, float *scores, int64_t *rows) {
     std::vector<std::vector<Hit>> best(n);
-    std::vector<float> products(static_cast<size_t>(n) * std::min(count, block_rows));
+    const int64_t stride = (std::min(count, block_rows) + pack_rows - 1) / pack_rows * pack_rows;
+    std::vector<float> products(static_cast<size_t>(n) * stride);
     for (int64_t first = 0; first < count; first += block_rows) {
         const int64_t m = std::min(block_rows, count - first);
-        // products (n x m) = queries (n x d) * block^T (d x m)
-        multiply_transposed(queries, base + first * dimension, products.data(), (int)n, (int)m, dimension);
+        block_products(base + first * dimension, m, dimension, queries, n, products.data(), stride, scalar != 0);
         for (int64_t q = 0; q < n; q++) {
             auto &heap = best[q];  // a min-heap by `better`: its front is the worst kept
-            const float *row = products.data() + q * m;
+            const float *row = products.data() + q * stride;
             for (int64_t j = 0; j < m; j++) {
                 Hit hit{row[j], first + j};
                 if ((int)heap.size() < k) {

@@ -1,6 +1,6 @@
-// Nearest-neighbour search over float vectors by inner product: exact (one matrix product through BLAS,
-// OpenBLAS from Debian) and approximate (FAISS from Debian's libfaiss-dev, whose packaged library has no C
-// API: this is ours, over its C++ one). Called from VectorIndex.swift.
+// Nearest-neighbour search over float vectors by inner product: exact (every product, by our own kernel)
+// and approximate (FAISS from Debian's libfaiss-dev, whose packaged library has no C API: this is ours,
+// over its C++ one). Called from VectorIndex.swift.
 #ifndef VECTOR_SEARCH_H
 #define VECTOR_SEARCH_H
 #include <stddef.h>
@@ -12,9 +12,11 @@ extern "C" {
 
 /// For each of the `n` queries (rows of `dimension` floats), the `k` base rows with the largest inner
 /// product, best first, ties to the lower row: `scores` and `rows` hold n * k entries (rows -1 and scores
-/// -inf past the base's end). The base is `count` rows; it is read in blocks, so memory stays bounded.
+/// -inf past the base's end). The base is `count` rows; it is read in blocks, so memory stays bounded. Each
+/// product is one chain of fused multiply-adds over the dimensions in order: the same bits from the AVX2
+/// kernel and from the scalar one (used where the processor lacks AVX2, or when `scalar` is nonzero).
 void vs_exact_search(const float *base, int64_t count, int dimension, const float *queries, int64_t n, int k,
-                     float *scores, int64_t *rows);
+                     int scalar, float *scores, int64_t *rows);
 
 /// c (m x n) = a (m x k) times b (n x k) transposed, row-major, through BLAS.
 void vs_multiply_transposed(const float *a, const float *b, float *c, int m, int n, int k);

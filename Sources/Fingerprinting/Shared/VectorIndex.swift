@@ -3,7 +3,7 @@ import Foundation
 
 /// How a vector index finds each query segment's nearest reference segments.
 public enum VectorSearch: Sendable, Equatable, CustomStringConvertible {
-    /// Every reference segment scored: one matrix product through BLAS (OpenBLAS).
+    /// Every reference segment scored by our own kernel (fused multiply-adds, the same bits on every processor).
     case exact
     /// FAISS, an index made by `description` in its index_factory's language ("IVF1024,PQ32", "HNSW32", "IMI2x8,PQ32"),
     /// with `probes` lists searched (IVF's nprobe) or candidates kept (HNSW's efSearch).
@@ -26,7 +26,7 @@ public enum VectorSearch: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .exact: "exact inner product (BLAS)"
+        case .exact: "exact inner product"
         case .faiss(let description, let probes): "FAISS \(description), \(probes) probes"
         }
     }
@@ -101,13 +101,22 @@ public struct VectorIndex: FingerprintIndex {
     /// Each query row's nearest reference rows: (similarity, row), `neighbours` per query row.
     func nearest(_ query: VectorFingerprint) -> (scores: [Float], rows: [Int64]) {
         let n = query.times.count, k = min(neighbours, times.count)
-        var scores = [Float](repeating: 0, count: n * k), rows = [Int64](repeating: -1, count: n * k)
         guard k > 0, query.dimension == dimension else { return ([], []) }
-        if let approximate, (try? approximate.search(query.values, count: n, k: k, scores: &scores, rows: &rows)) != nil {
-            return (scores, rows)
+        if let approximate {
+            var scores = [Float](repeating: 0, count: n * k), rows = [Int64](repeating: -1, count: n * k)
+            if (try? approximate.search(query.values, count: n, k: k, scores: &scores, rows: &rows)) != nil { return (scores, rows) }
         }
         guard values.count == times.count * dimension else { return ([], []) }  // FAISS holds the rows alone
-        vs_exact_search(values, Int64(times.count), Int32(dimension), query.values, Int64(n), Int32(k), &scores, &rows)
+        return Self.exactNearest(values, dimension: dimension, queries: query.values, k: k)
+    }
+
+    /// Exact search: each query row's `k` nearest rows of `base` by inner product, (similarity, row) best
+    /// first. Every product is one chain of fused multiply-adds in the order of the dimensions, so the AVX2
+    /// kernel and the scalar one (`scalar`, and where the processor has no AVX2) give the same bits.
+    static func exactNearest(_ base: [Float], dimension: Int, queries: [Float], k: Int, scalar: Bool = false) -> (scores: [Float], rows: [Int64]) {
+        let n = queries.count / dimension
+        var scores = [Float](repeating: 0, count: n * k), rows = [Int64](repeating: -1, count: n * k)
+        vs_exact_search(base, Int64(base.count / dimension), Int32(dimension), queries, Int64(n), Int32(k), scalar ? 1 : 0, &scores, &rows)
         return (scores, rows)
     }
 
