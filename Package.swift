@@ -28,13 +28,15 @@ let package = Package(
         .target(name: "CFFmpeg", path: "Sources/CFFmpeg", linkerSettings: [.linkedLibrary("dl")]),
         // renameat2's exchange, which Swift's Glibc module does not expose (an outside system's index put in place).
         .target(name: "CFiles", path: "Sources/CFiles"),
+        // Our numeric kernels, the same bits on every processor (a learned fingerprint's matrix products).
+        .target(name: "CKernels", path: "Sources/CKernels"),
         // Nearest vectors by inner product: exact through OpenBLAS, approximate through FAISS (libopenblas-serial-dev,
         // libfaiss-dev: a static C++ library without its C API, so the shim is ours).
         .target(name: "CVectorSearch", path: "Sources/CVectorSearch",
                 linkerSettings: [.linkedLibrary("faiss"), .linkedLibrary("openblas"), .linkedLibrary("gomp")]),
         .target(name: "AudioIO", dependencies: ["CFFmpeg", "CSndFile", "CSoxr"]),
         .target(name: "DSP", dependencies: ["CFFTW", "CGSL"]),
-        .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP", "CXXHash", "CVectorSearch", "CCrypto"],
+        .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP", "CXXHash", "CVectorSearch", "CCrypto", "CKernels"],
                 // nafp-small's weights, trained here (Algorithms/nafp-small/README.md), read at run time.
                 resources: [.copy("Chang2021NAFP/nafp-small.fpnn")]),
         .target(name: "Degradation", dependencies: ["AudioIO", "DSP", "CRubberBand"]),

@@ -63,17 +63,8 @@ extension Benchmark {
                         cache.store(print, algorithm, role: .query, contentKey: key)
                     }
                     let fingerprinted = threadCPUSeconds()
-                    // A slice of the catalog passes on its candidates with their hits, for the merge to rank.
-                    let found: [(reference: String, comparison: Comparison, hits: Int?)] = configuration.catalogShard == nil
-                        ? try catalogs[a].search(print, limit: Self.answersKept, applyingThreshold: false).map { ($0.reference, $0.comparison, nil) }
-                        : try catalogs[a].sliceCandidates(print, limit: Self.answersKept).map { (catalogs[a].names[$0.reference], $0.comparison, $0.hits) }
+                    answer.top = try matches(print, in: catalogs[a], algorithm: algorithm, trackIndex: trackIndex)
                     outcome.searchMilliseconds[a].append(1000 * (threadCPUSeconds() - fingerprinted))
-                    // Every catalog reference is a track (catalogs are built from the track list, index files checked against it).
-                    answer.top = found.compactMap { match in
-                        trackIndex[match.reference].map { BenchmarkMatch(track: $0, offset: match.comparison.offset, score: match.comparison.score,
-                                                                         rawFigure: match.comparison.rawFigure, matched: algorithm.isMatch(match.comparison),
-                                                                         timeFactor: match.comparison.timeFactor, candidateHits: match.hits) }
-                    }
                     if keepPrints && condition.id == BenchmarkCondition.cleanID { outcome.cleanPrints[a] = print }
                 } catch let error as FingerprintError {
                     // Silence (a track's quiet start) or too little audio: nothing to look up, so no match.
@@ -85,6 +76,20 @@ extension Benchmark {
             }
         }
         return outcome
+    }
+
+    /// `catalog`'s best answers to `print`, threshold not applied. A slice of the catalog passes on its
+    /// candidates with their hits, for the merge to rank.
+    func matches(_ print: AnyFingerprint, in catalog: Catalog, algorithm: AnyAlgorithm, trackIndex: [String: Int]) throws -> [BenchmarkMatch] {
+        let found: [(reference: String, comparison: Comparison, hits: Int?)] = configuration.catalogShard == nil
+            ? try catalog.search(print, limit: Self.answersKept, applyingThreshold: false).map { ($0.reference, $0.comparison, nil) }
+            : try catalog.sliceCandidates(print, limit: Self.answersKept).map { (catalog.names[$0.reference], $0.comparison, $0.hits) }
+        // Every catalog reference is a track (catalogs are built from the track list, index files checked against it).
+        return found.compactMap { match in
+            trackIndex[match.reference].map { BenchmarkMatch(track: $0, offset: match.comparison.offset, score: match.comparison.score,
+                                                             rawFigure: match.comparison.rawFigure, matched: algorithm.isMatch(match.comparison),
+                                                             timeFactor: match.comparison.timeFactor, candidateHits: match.hits) }
+        }
     }
 
     /// One query's window of its track, at the working rate (before any condition).

@@ -25,7 +25,31 @@ public struct SpeedMeasurements {
     /// (`--external`, `--set`). A file that cannot be read or fingerprinted is thrown, naming it.
     public init(_ chosen: [AnyAlgorithm], files: [String], repeats: Int, peer measurePeer: Bool, executable: String, arguments: [String],
                 progress: ProgressReporter) throws {
-        // Best CPU seconds per algorithm and file, and fpcalc's, measured file by file, alternating.
+        (ours, peer, audioSeconds, bytes, peerAvailable) = try Self.timing(chosen, files: files, repeats: repeats, peer: measurePeer, progress: progress)
+        floor = try Self.decodingFloors(chosen, files: files, repeats: repeats, progress: progress)
+        // Peak memory: each algorithm alone in a process of its own (`fpbench fingerprint`), the largest over the files.
+        progress.start("peak memory, one process each", total: chosen.count)
+        memory = chosen.map { algorithm in
+            defer { progress.advance() }
+            return files.compactMap { file in try? ChildRun.run(executable, ["fingerprint", "-a", algorithm.identifier, file] + arguments) }
+                .filter { $0.status == 0 }.map(\.peakResidentBytes).max()
+        }
+        peerMemory = peerAvailable ? files.compactMap { PeerTiming.fpcalc([$0])?.peakResidentBytes?.first }.max() : nil
+        progress.finish()
+        // The reader's own floor: each file through the library it chooses for the file's format (FFmpeg
+        // reads every file, or the timing above has stopped).
+        var readerFloor: [Double: [Double]] = [:]
+        for rate in Set(chosen.map(\.sampleRate)) {
+            readerFloor[rate] = files.indices.map { [floor] f in
+                (floor[DecodingFloor(decoder: .choice(for: files[f]), rate: rate)] ?? floor[DecodingFloor(decoder: .ffmpeg, rate: rate)]!)[f]
+            }
+        }
+        self.readerFloor = readerFloor
+    }
+
+    /// Best CPU seconds per algorithm and file, and fpcalc's (until it fails), measured file by file, alternating.
+    private static func timing(_ chosen: [AnyAlgorithm], files: [String], repeats: Int, peer measurePeer: Bool, progress: ProgressReporter) throws
+        -> (ours: [[Double]], peer: [Double], audioSeconds: [Double], bytes: [[Int]], peerAvailable: Bool) {
         var ours = chosen.map { _ in [Double](repeating: .infinity, count: files.count) }
         var peer = [Double](repeating: .infinity, count: files.count)
         var audioSeconds = [Double](repeating: 0, count: files.count)
@@ -52,8 +76,12 @@ public struct SpeedMeasurements {
                 }
             }
         }
-        // The floor: decoding and resampling alone, at each distinct rate, with the same reader, streamed
-        // as the algorithms are (holding the signal would add its allocation to the floor).
+        return (ours, peer, audioSeconds, bytes, peerAvailable)
+    }
+
+    /// The floor: decoding and resampling alone, at each distinct rate, with the same reader, streamed as the
+    /// algorithms are (holding the signal would add its allocation to the floor).
+    private static func decodingFloors(_ chosen: [AnyAlgorithm], files: [String], repeats: Int, progress: ProgressReporter) throws -> [DecodingFloor: [Double]] {
         var floor: [DecodingFloor: [Double]] = [:]
         let floors = DecoderLibrary.allCases.flatMap { decoder in ([nil] + Set(chosen.map(\.sampleRate)).sorted()).map { DecodingFloor(decoder: decoder, rate: $0) } }
         progress.start("decoding alone", total: floors.count * files.count)
@@ -71,25 +99,6 @@ public struct SpeedMeasurements {
                 Console.note("\(key.name): not timed (\(error))")
             }
         }
-        // Peak memory: each algorithm alone in a process of its own (`fpbench fingerprint`), the largest over the files.
-        progress.start("peak memory, one process each", total: chosen.count)
-        let memory = chosen.map { algorithm in
-            defer { progress.advance() }
-            return files.compactMap { file in try? ChildRun.run(executable, ["fingerprint", "-a", algorithm.identifier, file] + arguments) }
-                .filter { $0.status == 0 }.map(\.peakResidentBytes).max()
-        }
-        let peerMemory = peerAvailable ? files.compactMap { PeerTiming.fpcalc([$0])?.peakResidentBytes?.first }.max() : nil
-        progress.finish()
-        // The reader's own floor: each file through the library it chooses for the file's format (FFmpeg
-        // reads every file, or the timing above has stopped).
-        var readerFloor: [Double: [Double]] = [:]
-        for rate in Set(chosen.map(\.sampleRate)) {
-            readerFloor[rate] = files.indices.map { f in
-                (floor[DecodingFloor(decoder: .choice(for: files[f]), rate: rate)] ?? floor[DecodingFloor(decoder: .ffmpeg, rate: rate)]!)[f]
-            }
-        }
-
-        self.ours = ours; self.peer = peer; self.audioSeconds = audioSeconds; self.bytes = bytes; self.peerAvailable = peerAvailable
-        self.floor = floor; self.readerFloor = readerFloor; self.memory = memory; self.peerMemory = peerMemory
+        return floor
     }
 }

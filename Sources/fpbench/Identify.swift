@@ -65,17 +65,7 @@ struct Identify: ParsableCommand {
         let algorithm = try algorithm.resolve()
         let reporter = ProgressReporter(progress.mode)
         var failures = 0
-        let index: Catalog
-        if let path = self.index {
-            index = try validated { try Catalog(algorithm: algorithm, indexFile: path) }
-        } else {
-            let (tracks, problems) = AudioFiles.tracks(algorithm, files: try validated { try AudioFiles.expand(catalog) }, threads: threads, progress: reporter)
-            for problem in problems { Console.error(problem.reason.contains(problem.item) ? problem.reason : "\(problem.item): \(problem.reason)") }
-            failures += problems.count
-            index = Catalog(algorithm: algorithm)
-            index.add(tracks)
-            index.calibration = try calibration.calibrate(index, threads: threads, progress: reporter, leftOut: &failures)
-        }
+        let index = try searchedCatalog(algorithm, reporter: reporter, failures: &failures)
         let hours = index.duration / 3600
         print("catalog: \(index.names.count) references, \(String(format: "%.1f", index.duration)) s, "
               + "\(index.byteCount) bytes (\(String(format: "%.2f", Double(index.byteCount) / 1_048_576 / max(hours, 1e-9))) MiB per hour of audio)")
@@ -97,31 +87,47 @@ struct Identify: ParsableCommand {
             }
         }
         reporter.finish()
-        for (path, answer) in zip(queries, answers) {
-            print("\(path):")
-            if let duration = try? AudioReader.duration(path), duration > longestQuery {
-                print(String(format: "  (searched on its first %g s of %.1f s)", longestQuery, duration))
-            }
-            do {
-                let (queryPrint, found) = try answer.get()
-                let threshold = rule.threshold(for: queryPrint.duration)
-                let matches = threshold.map { t in found.filter { $0.comparison.score > t.value } } ?? found
-                if matches.isEmpty {
-                    print("  no match" + (threshold.map { t in found.first.map { String(format: " (best: %@, score %.1f %% is not above %.1f %%)", $0.reference, 100 * $0.comparison.score, 100 * t.value) } ?? "" } ?? ""))
-                }
-                for (rank, match) in matches.enumerated() {
-                    print("  \(rank + 1). \(match.reference)  score \(String(format: "%.1f", 100 * match.comparison.score)) %  "
-                          + "offset \(String(format: "%.3f", match.comparison.offset)) s  \(algorithm.rawFigureName) \(String(format: "%g", match.comparison.rawFigure))"
-                          + (match.comparison.timeFactor.map { "  time factor \(String(format: "%.3f", $0))" } ?? ""))
-                }
-                print("  threshold: " + (threshold.map { String(format: "score above %.1f %% (%@)", 100 * $0.value, $0.source) } ?? "documented, uncalibrated"))
-            } catch let error as FingerprintError {
-                print("  no match (\(error))")  // silence or too little audio: nothing to look up, an answer rather than an error
-            } catch {
-                failures += 1
-                Console.error(describe(error, file: path))
-            }
-        }
+        for (path, answer) in zip(queries, answers) where !report(answer, for: path, rule: rule, algorithm: algorithm) { failures += 1 }
         if failures > 0 { throw ExitCode.failure }
+    }
+
+    /// The index file read, or the catalog's files fingerprinted and calibrated (files that fail counted).
+    private func searchedCatalog(_ algorithm: AnyAlgorithm, reporter: ProgressReporter, failures: inout Int) throws -> Catalog {
+        if let path = index { return try validated { try Catalog(algorithm: algorithm, indexFile: path) } }
+        let (tracks, problems) = AudioFiles.tracks(algorithm, files: try validated { try AudioFiles.expand(catalog) }, threads: threads, progress: reporter)
+        for problem in problems { Console.error(problem.reason.contains(problem.item) ? problem.reason : "\(problem.item): \(problem.reason)") }
+        failures += problems.count
+        let made = Catalog(algorithm: algorithm)
+        made.add(tracks)
+        made.calibration = try calibration.calibrate(made, threads: threads, progress: reporter, leftOut: &failures)
+        return made
+    }
+
+    /// Prints a query's answer; false when the query failed (an error, said on stderr).
+    private func report(_ answer: Result<(print: AnyFingerprint, matches: [Match]), Error>, for path: String, rule: Rule, algorithm: AnyAlgorithm) -> Bool {
+        print("\(path):")
+        if let duration = try? AudioReader.duration(path), duration > longestQuery {
+            print(String(format: "  (searched on its first %g s of %.1f s)", longestQuery, duration))
+        }
+        do {
+            let (queryPrint, found) = try answer.get()
+            let threshold = rule.threshold(for: queryPrint.duration)
+            let matches = threshold.map { t in found.filter { $0.comparison.score > t.value } } ?? found
+            if matches.isEmpty {
+                print("  no match" + (threshold.map { t in found.first.map { String(format: " (best: %@, score %.1f %% is not above %.1f %%)", $0.reference, 100 * $0.comparison.score, 100 * t.value) } ?? "" } ?? ""))
+            }
+            for (rank, match) in matches.enumerated() {
+                print("  \(rank + 1). \(match.reference)  score \(String(format: "%.1f", 100 * match.comparison.score)) %  "
+                      + "offset \(String(format: "%.3f", match.comparison.offset)) s  \(algorithm.rawFigureName) \(String(format: "%g", match.comparison.rawFigure))"
+                      + (match.comparison.timeFactor.map { "  time factor \(String(format: "%.3f", $0))" } ?? ""))
+            }
+            print("  threshold: " + (threshold.map { String(format: "score above %.1f %% (%@)", 100 * $0.value, $0.source) } ?? "documented, uncalibrated"))
+        } catch let error as FingerprintError {
+            print("  no match (\(error))")  // silence or too little audio: nothing to look up, an answer rather than an error
+        } catch {
+            Console.error(describe(error, file: path))
+            return false
+        }
+        return true
     }
 }

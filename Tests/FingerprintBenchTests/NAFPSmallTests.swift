@@ -21,6 +21,35 @@ import Testing
                 t.map { Float(0.1 * sin(2 * .pi * 700 * $0) + 0.1 * sin(2 * .pi * 1900 * $0 + 1) + 0.05 * sin(2 * .pi * 3100 * $0 + 2)) }]
     }
 
+    /// The layers' product kernel keeps its contract on shapes that leave partial blocks and tiles (13 rows,
+    /// 37 columns) with zeros among the factors and a -0 in c: the AVX2 kernel, the scalar one and the
+    /// definition written out here (each term rounded, then added in the order of k, zero factors skipped)
+    /// agree bit for bit.
+    @Test(arguments: [(13, 37, 29), (12, 32, 576), (64, 33, 513)]) func theProductKernelHasTheSameBitsOnEveryProcessor(m: Int, n: Int, k: Int) {
+        var state: UInt64 = 7
+        func next() -> Float {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let v = Int(state >> 40) % 1000
+            return v < 250 ? 0 : Float(v - 600) / 97
+        }
+        let a = (0..<(m * k)).map { _ in next() }, b = (0..<(k * n)).map { _ in next() }
+        var start = (0..<(m * n)).map { _ in next() }
+        start[0] = -0.0
+        var vector = start, scalar = start, written = start
+        multiply(a, b, into: &vector, m: m, n: n, k: k)
+        multiply(a, b, into: &scalar, m: m, n: n, k: k, scalar: true)
+        for i in 0..<m {
+            for p in 0..<k where a[i * k + p] != 0 {
+                for j in 0..<n {
+                    let term = a[i * k + p] * b[p * n + j]
+                    written[i * n + j] = written[i * n + j] + term
+                }
+            }
+        }
+        #expect(vector.map(\.bitPattern) == written.map(\.bitPattern))
+        #expect(scalar.map(\.bitPattern) == written.map(\.bitPattern))
+    }
+
     @Test func theForwardPassReproducesPyTorch() throws {
         let fixture = try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: repositoryRoot.appendingPathComponent("Algorithms/nafp-small/nafp-small.fpnn.fixture.json")))
         #expect(fixture.weightsSHA256 == NAFPSmall.weightsSHA256)

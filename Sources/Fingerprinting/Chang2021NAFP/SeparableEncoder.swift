@@ -1,11 +1,12 @@
+import CKernels
 import DSP
 import Foundation
 
 /// nafp-small's network, read from its weights file and run in-process: NAFP's front end (a log-mel image of
 /// each 1 s segment) and its encoder of separable convolution blocks, batch norm folded into the convolutions
 /// by the export (`scripts/train_nafp_small.py`, whose `FrontEnd` and `forward_folded` this mirrors), each
-/// layer one matrix product (`multiply`: our loop, not BLAS, so every machine computes the same bits and the
-/// golden fingerprints hold; OpenBLAS picks its kernel by processor). The file: a line "FPNN 1", a line of JSON (the constants and each
+/// layer one matrix product (`multiply`: our kernel, not BLAS, so every machine computes the same bits and
+/// the golden fingerprints hold; OpenBLAS picks its kernel by processor). The file: a line "FPNN 1", a line of JSON (the constants and each
 /// tensor's name, shape and offset), then the tensors as little-endian float16.
 struct SeparableEncoder: Sendable {
     struct Header: Codable, Sendable {
@@ -174,10 +175,11 @@ struct SeparableEncoder: Sendable {
                 }
             }
         }
-        var y = [Float](repeating: 0, count: c.outputs * columns)
-        for o in 0..<c.outputs { for j in 0..<columns { y[o * columns + j] = c.biases[o] } }
+        var y = c.biases.flatMap { repeatElement($0, count: columns) }
         multiply(c.weights, col, into: &y, m: c.outputs, n: columns, k: channels * 3)
-        for i in y.indices where y[i] < 0 { y[i] = 0 }
+        y.withUnsafeMutableBufferPointer { y in
+            for i in y.indices where y[i] < 0 { y[i] = 0 }
+        }
         return (y, out)
     }
 
@@ -190,28 +192,12 @@ struct SeparableEncoder: Sendable {
     }
 }
 
-/// c (m × n) += a (m × k) · b (k × n), row-major, each sum in the order of k: the same bits on every processor
-/// (the inner loop runs along a row of b and c, which the compiler vectorises without reordering a sum). Columns
-/// go in tiles of 512, so a tile of b stays in cache while every row of a passes over it.
-func multiply(_ a: [Float], _ b: [Float], into c: inout [Float], m: Int, n: Int, k: Int) {
-    a.withUnsafeBufferPointer { a in
-        b.withUnsafeBufferPointer { b in
-            c.withUnsafeMutableBufferPointer { c in
-                for first in stride(from: 0, to: n, by: 512) {
-                    let width = min(512, n - first)
-                    for i in 0..<m {
-                        let row = c.baseAddress! + i * n + first
-                        for p in 0..<k {
-                            let x = a[i * k + p]
-                            guard x != 0 else { continue }
-                            let source = b.baseAddress! + p * n + first
-                            for j in 0..<width { row[j] += x * source[j] }
-                        }
-                    }
-                }
-            }
-        }
-    }
+/// c (m × n) += a (m × k) · b (k × n), row-major: our kernel (Sources/CKernels), each sum in the order of k with
+/// every product rounded, terms with a zero in `a` skipped, so its AVX2 form and its scalar one (`scalar`, and
+/// processors without AVX2) give the same bits and the golden fingerprints hold on every machine.
+func multiply(_ a: [Float], _ b: [Float], into c: inout [Float], m: Int, n: Int, k: Int, scalar: Bool = false) {
+    precondition(a.count >= m * k && b.count >= k * n && c.count >= m * n, "multiply: matrices smaller than their shapes")
+    fp_multiply_add(a, b, &c, Int32(m), Int32(n), Int32(k), scalar ? 1 : 0)
 }
 
 public struct NeuralWeightsError: Error, CustomStringConvertible {

@@ -1,0 +1,77 @@
+#include "CKernels.h"
+
+#include <immintrin.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Every product is rounded before its sum, whatever the compiler would fuse.
+#pragma STDC FP_CONTRACT OFF
+
+/// Rows [first, first + rows) of c, columns [from, to), one term at a time.
+static void scalar_part(const float *a, const float *b, float *c, int n, int k, int first, int rows, int from, int to) {
+    for (int i = first; i < first + rows; i++) {
+        float *row = c + (long)i * n;
+        for (int p = 0; p < k; p++) {
+            const float x = a[(long)i * k + p];
+            if (x == 0) continue;
+            const float *source = b + (long)p * n;
+            for (int j = from; j < to; j++) row[j] = row[j] + x * source[j];
+        }
+    }
+}
+
+enum { block_rows = 4, tile_columns = 16 };
+
+/// `rows` (at most 4) rows of c from `first`, 16 columns from `column`, held in registers while every term is
+/// added; `tile` is those 16 columns of b, packed ([k][16]); `dense[p]`: no row's factor p is zero (then no
+/// branch per row).
+__attribute__((always_inline, target("avx2"))) static inline void block(const float *a, const float *tile, const unsigned char *dense,
+                                                                       float *c, int n, int k, int first, int rows, int column) {
+    const float *w[block_rows];
+    __m256 low[block_rows], high[block_rows];
+    for (int r = 0; r < block_rows; r++) {
+        w[r] = a + (long)(first + (r < rows ? r : 0)) * k;
+        low[r] = r < rows ? _mm256_loadu_ps(c + (long)(first + r) * n + column) : _mm256_setzero_ps();
+        high[r] = r < rows ? _mm256_loadu_ps(c + (long)(first + r) * n + column + 8) : _mm256_setzero_ps();
+    }
+    for (int p = 0; p < k; p++) {
+        const __m256 b0 = _mm256_loadu_ps(tile + p * tile_columns), b1 = _mm256_loadu_ps(tile + p * tile_columns + 8);
+        for (int r = 0; r < rows; r++) {
+            if (!dense[p] && w[r][p] == 0) continue;
+            const __m256 x = _mm256_broadcast_ss(w[r] + p);
+            low[r] = _mm256_add_ps(low[r], _mm256_mul_ps(x, b0));
+            high[r] = _mm256_add_ps(high[r], _mm256_mul_ps(x, b1));
+        }
+    }
+    for (int r = 0; r < rows; r++) {
+        _mm256_storeu_ps(c + (long)(first + r) * n + column, low[r]);
+        _mm256_storeu_ps(c + (long)(first + r) * n + column + 8, high[r]);
+    }
+}
+
+/// Every column tile of 16: b's tile packed once, so every block of rows reads it from cache in order.
+__attribute__((target("avx2"))) static void vector_product(const float *a, const float *b, float *c, int m, int n, int k) {
+    const int blocks = (m + block_rows - 1) / block_rows, full = m / block_rows;
+    unsigned char *dense = malloc((size_t)blocks * k);
+    float *tile = malloc(sizeof(float) * tile_columns * (size_t)k);
+    for (int q = 0; q < blocks; q++) {
+        for (int p = 0; p < k; p++) {
+            unsigned char all = 1;
+            for (int i = q * block_rows; i < m && i < (q + 1) * block_rows; i++) all &= a[(long)i * k + p] != 0;
+            dense[(long)q * k + p] = all;
+        }
+    }
+    for (int column = 0; column + tile_columns <= n; column += tile_columns) {
+        for (int p = 0; p < k; p++) memcpy(tile + p * tile_columns, b + (long)p * n + column, sizeof(float) * tile_columns);
+        for (int q = 0; q < full; q++) block(a, tile, dense + (long)q * k, c, n, k, q * block_rows, block_rows, column);
+        if (full < blocks) block(a, tile, dense + (long)full * k, c, n, k, full * block_rows, m - full * block_rows, column);
+    }
+    free(tile);
+    free(dense);
+    scalar_part(a, b, c, n, k, 0, m, n - n % tile_columns, n);
+}
+
+void fp_multiply_add(const float *a, const float *b, float *c, int m, int n, int k, int scalar) {
+    if (scalar || !__builtin_cpu_supports("avx2")) scalar_part(a, b, c, n, k, 0, m, 0, n);
+    else vector_product(a, b, c, m, n, k);
+}
