@@ -8,6 +8,12 @@ import Testing
 /// and values exist and pass validation. `$A` stands for algorithms (or the options naming them), `J/4` for
 /// a slice; a renamed option or a dropped subcommand fails here.
 @Suite struct DocumentedCommandTests {
+    /// CITATION.cff (how to cite the tool) names the version this fpbench is.
+    @Test func theCitationNamesThisVersion() throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("CITATION.cff"), encoding: .utf8)
+        #expect(text.split(separator: "\n").contains("version: \(fpbenchVersion)"), "CITATION.cff's version is not \(fpbenchVersion)")
+    }
+
     /// The commands in fenced blocks (continuation lines joined, comments dropped) and inline ones, with their file.
     static func documentedCommands() throws -> [(file: String, arguments: [String])] {
         let docs = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("docs").path).filter { $0.hasSuffix(".md") }.sorted()
