@@ -52,7 +52,7 @@ public enum OutputFolder {
         public var description: String { "\(file) was not written by fpbench and would be replaced: choose another --out, or move it" }
     }
 
-    static let reportNames = ["summary.md", "sweep.md", "report.html"]
+    static let reportNames = ["summary.md", "sweep.md", "report.html", "reproduce.md"]
 
     private static func refuseForeignReports(in folder: URL) throws {
         for name in reportNames {

@@ -121,6 +121,7 @@ struct BenchmarkCommand: ParsableCommand {
         try OutputFolder.write(folder) { held in
             (results, costs) = try validated { try Benchmark(configuration).run() }
             try BenchmarkReport.write(results, costs: costs, into: held)
+            try held.put(ReproductionCard(results).markdown(command: CommandLine.arguments), "reproduce.md")
         }
         let positions = results.queries.filter { !$0.negative }.count, negatives = results.queries.count - positions
         Console.note(String(format: "fpbench benchmark: %d algorithms and systems, each asked %d queries (%d positions × %d conditions + %d negatives), %.2f h catalog in %.1f s wall, %d failures, %d skipped",

@@ -47,6 +47,7 @@ struct Run: ParsableCommand {
         try OutputFolder.write(outFolder) { held in
             results = Runner(configuration).run()
             try ReportWriter.write(results, into: held)
+            try held.put(ReproductionCard(results).markdown(command: CommandLine.arguments), "reproduce.md")
         }
         let seconds = Date().timeIntervalSince(started)
         Console.note(String(format: "fpbench run: %d algorithms × %d tests in %.1f s wall, %d failures, %d skipped",

@@ -22,6 +22,14 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.errors)
         let summary = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
         XCTAssertTrue(summary.contains("| haitsma-kalker | [2/2 · "), summary)
+        // The card names the command as typed, the checkout the binary was built in, the manifest and the seed.
+        let card = try String(contentsOf: out.appendingPathComponent("reproduce.md"), encoding: .utf8)
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("results.json"))) as? [String: Any]
+        let sha = try XCTUnwrap((manifest?["dataset"] as? [String: Any])?["manifestSHA256"] as? String)
+        for part in ["run --dataset ci --algorithms haitsma-kalker --tests test1-cropping --out \(out.path) --no-cache", "manifest SHA-256 `\(sha)`",
+                     "- seed ", "commit `", "| `haitsma-kalker` | sampleRate="] {
+            XCTAssertTrue(card.contains(part), "reproduce.md lacks \(part):\n\(card)")
+        }
         try FileManager.default.removeItem(at: out.appendingPathComponent("summary.md"))
         XCTAssertEqual(try fpbench(["report", out.appendingPathComponent("results.json").path]).status, 0)
         XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8), summary)
@@ -156,6 +164,8 @@ final class CommandLineTests: XCTestCase {
             XCTAssertEqual(Set(rows.map(\.count)), [rows[0].count], "\(name): every row has the header's \(rows[0].count) fields")
             XCTAssertEqual(Set(rows.dropFirst().map { $0[0] }), ["haitsma-kalker@berThreshold=0.3,sampleRate=5000"], name)
         }
+        let card = try String(contentsOf: out.appendingPathComponent("reproduce.md"), encoding: .utf8)
+        XCTAssertTrue(card.contains("--set haitsma-kalker.berThreshold=0.3") && card.contains("dataset `catalog-ci`"), card)
         for condition in ["babble-5dB", "playback"] {
             let refused = try fpbench(common + ["--conditions", condition])
             XCTAssertEqual(refused.status, 64, "\(condition): \(refused.errors)")  // a usage error, as any unusable dataset; before: 132, a trap
