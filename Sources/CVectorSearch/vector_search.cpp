@@ -86,30 +86,28 @@ bool vector_kernel() {
     return available;
 }
 
-/// products (n x stride, stride a multiple of 16 >= m) of the queries with `m` base rows, in the kernel's
-/// order of sums: by the vector kernel, or by the scalar one where the processor has none or `scalar` asks.
-void block_products(const float *base, int64_t m, int d, const float *queries, int64_t n, float *products,
+/// Where row r's value t lies in the packed layout: packs of 16 rows, each two panels of 8 rows by dimension.
+inline int64_t packed_at(int64_t r, int t, int d) { return (r / pack_rows) * pack_rows * d + (r % pack_rows / 8) * 8 * d + t * 8 + r % 8; }
+
+/// products (n x stride, stride a multiple of 16 >= m) of the queries with `m` packed base rows from the
+/// pack at `packed`, in the kernel's order of sums: by the vector kernel, or by the scalar one where the
+/// processor has none or `scalar` asks.
+void block_products(const float *packed, int64_t m, int d, const float *queries, int64_t n, float *products,
                     int64_t stride, bool scalar) {
     if (scalar || !vector_kernel()) {
         for (int64_t q = 0; q < n; q++) {
             for (int64_t r = 0; r < m; r++) {
                 float sum = 0;
-                for (int t = 0; t < d; t++) sum = std::fma(base[r * d + t], queries[q * d + t], sum);
+                for (int t = 0; t < d; t++) sum = std::fma(packed[packed_at(r, t, d)], queries[q * d + t], sum);
                 products[q * stride + r] = sum;
             }
         }
         return;
     }
-    std::vector<float> pack(static_cast<size_t>(pack_rows) * d);
     for (int64_t first = 0; first < m; first += pack_rows) {
-        for (int r = 0; r < pack_rows; r++) {
-            const float *row = first + r < m ? base + (first + r) * d : nullptr;
-            float *panel = pack.data() + (r / 8) * 8 * d + r % 8;
-            for (int t = 0; t < d; t++) panel[t * 8] = row ? row[t] : 0;
-        }
         for (int64_t q = 0; q < n; q += pack_queries) {
             const int g = (int)std::min<int64_t>(pack_queries, n - q);
-            pack_kernels[g](pack.data(), queries + q * d, d, products + q * stride + first, stride);
+            pack_kernels[g](packed + first * d, queries + q * d, d, products + q * stride + first, stride);
         }
     }
 }
@@ -166,6 +164,18 @@ extern "C" void vs_multiply_transposed(const float *a, const float *b, float *c,
     multiply_transposed(a, b, c, m, n, k);
 }
 
+extern "C" int64_t vs_packed_count(int64_t count, int dimension) { return (count + pack_rows - 1) / pack_rows * pack_rows * dimension; }
+
+extern "C" void vs_pack(const float *base, int64_t count, int dimension, float *packed, int unpack) {
+    const int64_t padded = vs_packed_count(count, dimension) / dimension;
+    for (int64_t r = 0; r < (unpack ? count : padded); r++) {
+        for (int t = 0; t < dimension; t++) {
+            if (unpack) packed[r * dimension + t] = base[packed_at(r, t, dimension)];
+            else packed[packed_at(r, t, dimension)] = r < count ? base[r * dimension + t] : 0;
+        }
+    }
+}
+
 extern "C" void vs_exact_search(const float *base, int64_t count, int dimension, const float *queries, int64_t n, int k,
                                 int scalar, float *scores, int64_t *rows) {
     std::vector<std::vector<Hit>> best(n);
@@ -173,7 +183,7 @@ extern "C" void vs_exact_search(const float *base, int64_t count, int dimension,
     std::vector<float> products(static_cast<size_t>(n) * stride);
     for (int64_t first = 0; first < count; first += block_rows) {
         const int64_t m = std::min(block_rows, count - first);
-        block_products(base + first * dimension, m, dimension, queries, n, products.data(), stride, scalar != 0);
+        block_products(base + first * dimension, m, dimension, queries, n, products.data(), stride, scalar != 0);  // first: a multiple of 16
         for (int64_t q = 0; q < n; q++) {
             auto &heap = best[q];  // a min-heap by `better`: its front is the worst kept
             const float *row = products.data() + q * stride;

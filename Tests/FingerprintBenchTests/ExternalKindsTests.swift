@@ -252,6 +252,27 @@ import Testing
         #expect { try asExact.load(from: IndexFile.Reader(path: path)) } throws: { "\($0)".contains("FAISS codes alone") }
     }
 
+    /// A sealed exact index holds its rows packed for the kernel; its index file holds them as added, and an
+    /// index read back (and packed again) answers as the one that wrote it. The built catalog's rows are the
+    /// seeded vectors `catalog` adds, so the file's section is compared with them directly.
+    @Test func anExactIndexWritesItsRowsAsAddedAndReadsThemBack() throws {
+        let (built, queries) = Self.catalog(.exact)
+        var writer = IndexFile.Writer(algorithm: try AlgorithmRegistry.algorithm("constellation"), references: (0..<40).map { "r\($0)" },
+                                      durations: Array(repeating: 250, count: 40), checksums: Array(repeating: "", count: 40), calibration: nil)
+        built.save(to: &writer)
+        let path = temporaryFolder().appendingPathComponent("e.fpindex").path
+        try writer.write(to: path)
+        let reader = try IndexFile.Reader(path: path)
+        let rows = try withExtendedLifetime(reader) { Array(try reader.array("vectors.values", of: Float.self)) }  // a view of its mapping
+        #expect(rows == (0..<40).flatMap { Self.vectors(500, seed: UInt64($0 + 1)) })
+        var loaded = VectorIndex(neighbours: 10, search: .exact)
+        try loaded.load(from: IndexFile.Reader(path: path))
+        for (query, _, _) in queries.prefix(20) {
+            #expect(loaded.nearest(query).scores.map(\.bitPattern) == built.nearest(query).scores.map(\.bitPattern))
+            #expect(loaded.candidates(for: query, limit: 3) == built.candidates(for: query, limit: 3))
+        }
+    }
+
     @Test func theIndexFileKeepsFAISSAndRefusesADamagedOne() throws {
         let (built, queries) = Self.catalog(.faiss(description: "IVF64,PQ8np", probes: 16))
         var writer = IndexFile.Writer(algorithm: try AlgorithmRegistry.algorithm("constellation"), references: (0..<40).map { "r\($0)" },

@@ -10,9 +10,15 @@
 extern "C" {
 #endif
 
+/// Floats the packed layout of `count` rows holds (rows padded with zeros to a multiple of 16).
+int64_t vs_packed_count(int64_t count, int dimension);
+/// Packs `count` rows (`base`, row-major) into the layout exact search reads (`packed`, vs_packed_count floats),
+/// or with `unpack` nonzero reads the packed `base` back into rows.
+void vs_pack(const float *base, int64_t count, int dimension, float *packed, int unpack);
+
 /// For each of the `n` queries (rows of `dimension` floats), the `k` base rows with the largest inner
 /// product, best first, ties to the lower row: `scores` and `rows` hold n * k entries (rows -1 and scores
-/// -inf past the base's end). The base is `count` rows; it is read in blocks, so memory stays bounded. Each
+/// -inf past the base's end). The base is `count` rows packed by `vs_pack`; it is read in blocks. Each
 /// product is one chain of fused multiply-adds over the dimensions in order: the same bits from the AVX2
 /// kernel and from the scalar one (used where the processor lacks AVX2, or when `scalar` is nonzero).
 void vs_exact_search(const float *base, int64_t count, int dimension, const float *queries, int64_t n, int k,

@@ -41,7 +41,9 @@ public struct VectorIndex: FingerprintIndex {
     let chosen: VectorSearch?
     private var dimension = 0
     private var step = 0.0
+    /// The rows' floats: as added until the index is sealed for exact search, then packed (`vs_pack`).
     private var values: [Float] = []
+    private var packed = false
     private var references: [Int32] = []
     private var times: [UInt32] = []
     private var approximate: FaissIndex?
@@ -56,6 +58,7 @@ public struct VectorIndex: FingerprintIndex {
 
     public mutating func add(_ print: VectorFingerprint, reference: Int) {
         precondition(dimension == 0 || dimension == print.dimension, "every fingerprint of one algorithm has one dimension")
+        precondition(!packed, "VectorIndex.add after the index was sealed")
         dimension = print.dimension
         step = print.step
         values += print.values
@@ -94,8 +97,22 @@ public struct VectorIndex: FingerprintIndex {
     /// Builds FAISS's index where one is planned, or adds the rows still held to it. A catalog too small
     /// for the description (fewer segments than lists) is searched exactly, and says why.
     public mutating func seal() {
-        guard faissProblem == nil else { return }
-        moveToFAISS()
+        if faissProblem == nil { moveToFAISS() }
+        packForExactSearch()
+    }
+
+    /// Rows searched exactly are packed once, as the kernel reads them, not for every query.
+    private mutating func packForExactSearch() {
+        guard approximate == nil, !packed, !values.isEmpty else { return }
+        values = Self.pack(values, dimension: dimension)
+        packed = true
+    }
+
+    static func pack(_ rows: [Float], dimension: Int, unpack count: Int? = nil) -> [Float] {
+        let n = count ?? rows.count / dimension
+        var out = [Float](repeating: 0, count: count == nil ? Int(vs_packed_count(Int64(n), Int32(dimension))) : n * dimension)
+        vs_pack(rows, Int64(n), Int32(dimension), &out, count == nil ? 0 : 1)
+        return out
     }
 
     /// Each query row's nearest reference rows: (similarity, row), `neighbours` per query row.
@@ -106,17 +123,22 @@ public struct VectorIndex: FingerprintIndex {
             var scores = [Float](repeating: 0, count: n * k), rows = [Int64](repeating: -1, count: n * k)
             if (try? approximate.search(query.values, count: n, k: k, scores: &scores, rows: &rows)) != nil { return (scores, rows) }
         }
-        guard values.count == times.count * dimension else { return ([], []) }  // FAISS holds the rows alone
-        return Self.exactNearest(values, dimension: dimension, queries: query.values, k: k)
+        guard !values.isEmpty else { return ([], []) }  // FAISS holds the rows alone
+        guard packed else { return Self.exactNearest(values, dimension: dimension, queries: query.values, k: k) }
+        return Self.exactNearest(packed: values, count: times.count, dimension: dimension, queries: query.values, k: k)
     }
 
     /// Exact search: each query row's `k` nearest rows of `base` by inner product, (similarity, row) best
     /// first. Every product is one chain of fused multiply-adds in the order of the dimensions, so the AVX2
     /// kernel and the scalar one (`scalar`, and where the processor has no AVX2) give the same bits.
     static func exactNearest(_ base: [Float], dimension: Int, queries: [Float], k: Int, scalar: Bool = false) -> (scores: [Float], rows: [Int64]) {
+        exactNearest(packed: pack(base, dimension: dimension), count: base.count / dimension, dimension: dimension, queries: queries, k: k, scalar: scalar)
+    }
+
+    static func exactNearest(packed base: [Float], count: Int, dimension: Int, queries: [Float], k: Int, scalar: Bool = false) -> (scores: [Float], rows: [Int64]) {
         let n = queries.count / dimension
         var scores = [Float](repeating: 0, count: n * k), rows = [Int64](repeating: -1, count: n * k)
-        vs_exact_search(base, Int64(base.count / dimension), Int32(dimension), queries, Int64(n), Int32(k), scalar ? 1 : 0, &scores, &rows)
+        vs_exact_search(base, Int64(count), Int32(dimension), queries, Int64(n), Int32(k), scalar ? 1 : 0, &scores, &rows)
         return (scores, rows)
     }
 
@@ -143,12 +165,12 @@ public struct VectorIndex: FingerprintIndex {
     }
 
     /// The segments' floats (unless FAISS alone holds them), their recordings and times, and FAISS's own index.
-    public var byteCount: Int { values.count * 4 + times.count * 8 + (approximate?.byteCount ?? 0) }
+    public var byteCount: Int { (values.isEmpty ? 0 : times.count * dimension * 4) + times.count * 8 + (approximate?.byteCount ?? 0) }
 
     public func save(to writer: inout IndexFile.Writer) {
         writer.set("vectors.dimension", Double(dimension))
         writer.set("vectors.step", step)
-        values.withUnsafeBufferPointer { writer.addBlocks("vectors.values", $0) }
+        (packed ? Self.pack(values, dimension: dimension, unpack: times.count) : values).withUnsafeBufferPointer { writer.addBlocks("vectors.values", $0) }
         references.withUnsafeBufferPointer { writer.add("vectors.references", $0) }
         times.withUnsafeBufferPointer { writer.add("vectors.times", $0) }
         if let bytes = approximate?.bytes { writer.add("vectors.faiss", bytes) }
@@ -158,6 +180,7 @@ public struct VectorIndex: FingerprintIndex {
         dimension = try reader.integer("vectors.dimension", in: 1...65_536)
         step = try reader.step("vectors.step")
         values = Array(try reader.array("vectors.values", of: Float.self))
+        packed = false
         references = Array(try reader.array("vectors.references", of: Int32.self))
         times = Array(try reader.array("vectors.times", of: UInt32.self))
         let faiss = reader.header.sections["vectors.faiss"] != nil
@@ -170,6 +193,7 @@ public struct VectorIndex: FingerprintIndex {
         } else if values.isEmpty && !times.isEmpty {
             throw IndexFileError(path: reader.path, reason: "holds its segments as FAISS codes alone, and this run asks for exact search; search it with FAISS")
         }
+        packForExactSearch()
     }
 }
 
