@@ -166,13 +166,15 @@ extern "C" void vs_multiply_transposed(const float *a, const float *b, float *c,
 
 extern "C" int64_t vs_packed_count(int64_t count, int dimension) { return (count + pack_rows - 1) / pack_rows * pack_rows * dimension; }
 
-extern "C" void vs_pack(const float *base, int64_t count, int dimension, float *packed, int unpack) {
-    const int64_t padded = vs_packed_count(count, dimension) / dimension;
-    for (int64_t r = 0; r < (unpack ? count : padded); r++) {
-        for (int t = 0; t < dimension; t++) {
-            if (unpack) packed[r * dimension + t] = base[packed_at(r, t, dimension)];
-            else packed[packed_at(r, t, dimension)] = r < count ? base[r * dimension + t] : 0;
-        }
+extern "C" void vs_pack(const float *rows, int64_t count, int dimension, float *packed) {
+    for (int64_t r = 0; r < vs_packed_count(count, dimension) / dimension; r++) {
+        for (int t = 0; t < dimension; t++) packed[packed_at(r, t, dimension)] = r < count ? rows[r * dimension + t] : 0;
+    }
+}
+
+extern "C" void vs_unpack(const float *packed, int64_t count, int dimension, float *rows) {
+    for (int64_t r = 0; r < count; r++) {
+        for (int t = 0; t < dimension; t++) rows[r * dimension + t] = packed[packed_at(r, t, dimension)];
     }
 }
 

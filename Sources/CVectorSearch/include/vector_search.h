@@ -12,9 +12,10 @@ extern "C" {
 
 /// Floats the packed layout of `count` rows holds (rows padded with zeros to a multiple of 16).
 int64_t vs_packed_count(int64_t count, int dimension);
-/// Packs `count` rows (`base`, row-major) into the layout exact search reads (`packed`, vs_packed_count floats),
-/// or with `unpack` nonzero reads the packed `base` back into rows.
-void vs_pack(const float *base, int64_t count, int dimension, float *packed, int unpack);
+/// Packs `count` rows (row-major) into the layout exact search reads (`packed`: vs_packed_count floats).
+void vs_pack(const float *rows, int64_t count, int dimension, float *packed);
+/// The `count` rows of `packed`, row-major, as they were before `vs_pack`.
+void vs_unpack(const float *packed, int64_t count, int dimension, float *rows);
 
 /// For each of the `n` queries (rows of `dimension` floats), the `k` base rows with the largest inner
 /// product, best first, ties to the lower row: `scores` and `rows` hold n * k entries (rows -1 and scores

@@ -108,11 +108,17 @@ public struct VectorIndex: FingerprintIndex {
         packed = true
     }
 
-    static func pack(_ rows: [Float], dimension: Int, unpack count: Int? = nil) -> [Float] {
-        let n = count ?? rows.count / dimension
-        var out = [Float](repeating: 0, count: count == nil ? Int(vs_packed_count(Int64(n), Int32(dimension))) : n * dimension)
-        vs_pack(rows, Int64(n), Int32(dimension), &out, count == nil ? 0 : 1)
-        return out
+    static func pack(_ rows: [Float], dimension: Int) -> [Float] {
+        let count = rows.count / dimension
+        var packed = [Float](repeating: 0, count: Int(vs_packed_count(Int64(count), Int32(dimension))))
+        vs_pack(rows, Int64(count), Int32(dimension), &packed)
+        return packed
+    }
+
+    static func unpack(_ packed: [Float], count: Int, dimension: Int) -> [Float] {
+        var rows = [Float](repeating: 0, count: count * dimension)
+        vs_unpack(packed, Int64(count), Int32(dimension), &rows)
+        return rows
     }
 
     /// Each query row's nearest reference rows: (similarity, row), `neighbours` per query row.
@@ -170,7 +176,7 @@ public struct VectorIndex: FingerprintIndex {
     public func save(to writer: inout IndexFile.Writer) {
         writer.set("vectors.dimension", Double(dimension))
         writer.set("vectors.step", step)
-        (packed ? Self.pack(values, dimension: dimension, unpack: times.count) : values).withUnsafeBufferPointer { writer.addBlocks("vectors.values", $0) }
+        (packed ? Self.unpack(values, count: times.count, dimension: dimension) : values).withUnsafeBufferPointer { writer.addBlocks("vectors.values", $0) }
         references.withUnsafeBufferPointer { writer.add("vectors.references", $0) }
         times.withUnsafeBufferPointer { writer.add("vectors.times", $0) }
         if let bytes = approximate?.bytes { writer.add("vectors.faiss", bytes) }
