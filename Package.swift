@@ -30,8 +30,8 @@ let package = Package(
         .target(name: "CFiles", path: "Sources/CFiles"),
         // Our numeric kernels, the same bits on every processor (a learned fingerprint's matrix products).
         .target(name: "CKernels", path: "Sources/CKernels"),
-        // Nearest vectors by inner product: exact through OpenBLAS, approximate through FAISS (libopenblas-serial-dev,
-        // libfaiss-dev: a static C++ library without its C API, so the shim is ours).
+        // Nearest vectors by inner product: exact by our own kernel, approximate through FAISS (libfaiss-dev: a static
+        // C++ library without its C API, so the shim is ours); OpenBLAS (libopenblas-serial-dev) draws synthetic vectors.
         .target(name: "CVectorSearch", path: "Sources/CVectorSearch",
                 linkerSettings: [.linkedLibrary("faiss"), .linkedLibrary("openblas"), .linkedLibrary("gomp")]),
         .target(name: "AudioIO", dependencies: ["CFFmpeg", "CSndFile", "CSoxr"]),

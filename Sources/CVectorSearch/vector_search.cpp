@@ -105,9 +105,10 @@ void block_products(const float *packed, int64_t m, int d, const float *queries,
         return;
     }
     for (int64_t first = 0; first < m; first += pack_rows) {
-        for (int64_t q = 0; q < n; q += pack_queries) {
-            const int g = (int)std::min<int64_t>(pack_queries, n - q);
+        for (int64_t q = 0, groups = (n + pack_queries - 1) / pack_queries; q < n; groups--) {
+            const int g = (int)((n - q + groups - 1) / groups);  // the queries shared evenly: 19 as 5, 5, 5, 4
             pack_kernels[g](packed + first * d, queries + q * d, d, products + q * stride + first, stride);
+            q += g;
         }
     }
 }
@@ -158,6 +159,41 @@ faiss::MetricType metric_for(const char *description) {
 /// centroid for 256-centroid quantizers), and a product quantizer's training grows with them.
 const int64_t training_rows = 1 << 17;
 
+/// Puts `hit` in the place of the worst kept (the heap's front).
+void replace_worst(std::vector<Hit> &heap, Hit hit) {
+    std::pop_heap(heap.begin(), heap.end(), better);
+    heap.back() = hit;
+    std::push_heap(heap.begin(), heap.end(), better);
+}
+
+/// From j on, the rows whose score beats the worst kept, 8 scores compared at a time; returns where it stopped.
+__attribute__((target("avx2"))) int64_t keep_best_vector(std::vector<Hit> &heap, const float *scores, int64_t j, int64_t m,
+                                                         int64_t first) {
+    for (; j + 8 <= m; j += 8) {
+        int above = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(scores + j), _mm256_set1_ps(heap.front().score), _CMP_GT_OQ));
+        for (; above; above &= above - 1) {
+            const int64_t r = j + __builtin_ctz(above);
+            if (scores[r] > heap.front().score) replace_worst(heap, {scores[r], first + r});
+        }
+    }
+    return j;
+}
+
+/// Keeps in `heap` (a min-heap by `better`: its front the worst kept) the k best of its hits and the m
+/// scores of rows first, first + 1, ... Rows come in ascending order, so once k are kept a row is better
+/// than the worst exactly when its score is larger: 8 scores at a time are compared with it.
+void keep_best(std::vector<Hit> &heap, const float *scores, int64_t m, int64_t first, int k, bool scalar) {
+    int64_t j = 0;
+    for (; j < m && (int)heap.size() < k; j++) {
+        heap.push_back({scores[j], first + j});
+        std::push_heap(heap.begin(), heap.end(), better);
+    }
+    if (!scalar && vector_kernel()) j = keep_best_vector(heap, scores, j, m, first);
+    for (; j < m; j++) {
+        if (scores[j] > heap.front().score) replace_worst(heap, {scores[j], first + j});
+    }
+}
+
 }  // namespace
 
 extern "C" void vs_multiply_transposed(const float *a, const float *b, float *c, int m, int n, int k) {
@@ -186,21 +222,7 @@ extern "C" void vs_exact_search(const float *base, int64_t count, int dimension,
     for (int64_t first = 0; first < count; first += block_rows) {
         const int64_t m = std::min(block_rows, count - first);
         block_products(base + first * dimension, m, dimension, queries, n, products.data(), stride, scalar != 0);  // first: a multiple of 16
-        for (int64_t q = 0; q < n; q++) {
-            auto &heap = best[q];  // a min-heap by `better`: its front is the worst kept
-            const float *row = products.data() + q * stride;
-            for (int64_t j = 0; j < m; j++) {
-                Hit hit{row[j], first + j};
-                if ((int)heap.size() < k) {
-                    heap.push_back(hit);
-                    std::push_heap(heap.begin(), heap.end(), better);
-                } else if (better(hit, heap.front())) {
-                    std::pop_heap(heap.begin(), heap.end(), better);
-                    heap.back() = hit;
-                    std::push_heap(heap.begin(), heap.end(), better);
-                }
-            }
-        }
+        for (int64_t q = 0; q < n; q++) keep_best(best[q], products.data() + q * stride, m, first, k, scalar != 0);
     }
     for (int64_t q = 0; q < n; q++) {
         auto &hits = best[q];

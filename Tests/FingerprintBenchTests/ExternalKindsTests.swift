@@ -176,6 +176,21 @@ import Testing
         }
     }
 
+    /// Rows repeated 7 times over (equal scores everywhere): both kernels keep the lowest rows of each tie,
+    /// as the exact order (score, then row) has it, whichever of the 8 compared at once beat the worst kept.
+    @Test func exactSearchBreaksTiesByTheLowerRow() throws {
+        let dimension = 128, distinct = Self.vectors(300 * 4, seed: 7), queries = Self.vectors(19 * 4, seed: 8), k = 20
+        let base = (0..<2_100).flatMap { r in distinct[(r % 300 * dimension)..<(r % 300 * dimension + dimension)] }
+        for scalar in [false, true] {
+            let found = VectorIndex.exactNearest(base, dimension: dimension, queries: queries, k: k, scalar: scalar)
+            for q in 0..<19 {
+                let score = (0..<300).map { r in (0..<dimension).reduce(Float(0)) { fmaf(distinct[r * dimension + $1], queries[q * dimension + $1], $0) } }
+                let order = (0..<2_100).sorted { score[$0 % 300] != score[$1 % 300] ? score[$0 % 300] > score[$1 % 300] : $0 < $1 }
+                #expect(found.rows[(q * k)..<(q * k + k)].map(Int.init) == Array(order.prefix(k)), "query \(q), scalar \(scalar)")
+            }
+        }
+    }
+
     @Test func exactAndFAISSAgreeOnTheTopAnswer() throws {
         let (exact, queries) = Self.catalog(.exact)
         let (approximate, _) = Self.catalog(.faiss(description: "IVF64,PQ8np", probes: 16))
