@@ -53,7 +53,7 @@ import Testing
     @Test func theForwardPassReproducesPyTorch() throws {
         let fixture = try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: repositoryRoot.appendingPathComponent("Algorithms/nafp-small/nafp-small.fpnn.fixture.json")))
         #expect(fixture.weightsSHA256 == NAFPSmall.weightsSHA256)
-        let encoder = try NAFPSmall.encoder.get()
+        let encoder = try NAFPSmall.network("").get().encoder
         let fft = RealFFT(size: encoder.header.fft)
         let embeddings = encoder.embed(Self.inputs().map { encoder.image($0[...], fft: fft) })
         var largest = 0.0
@@ -64,6 +64,29 @@ import Testing
         // One at a time gives what a batch gives.
         let one = encoder.embed([encoder.image(Self.inputs()[2][...], fft: fft)])
         #expect(zip(one, embeddings[256...]).allSatisfy { abs($0 - $1) <= 1e-6 })
+    }
+
+    /// `--set nafp-small.weights=FILE`: a copy of the built-in weights gives the built-in fingerprint under a
+    /// profile that names the file by its SHA-256 (so the fingerprint cache keeps them apart); a file that is
+    /// not weights, or none at all, is refused when the variant is made, naming the file.
+    @Test func otherWeightsAreReadFromTheFileNamed() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nafp-weights-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent("copy.fpnn").path, damaged = folder.appendingPathComponent("damaged.fpnn").path
+        let built = try #require(NAFPSmall.builtInWeights)
+        try FileManager.default.copyItem(atPath: built.path, toPath: copy)
+        try Data("FPNN 1\n{\"not\": \"weights\"}\n".utf8).write(to: URL(fileURLWithPath: damaged))
+
+        let builtIn = try AlgorithmRegistry.algorithm("nafp-small"), other = try AlgorithmRegistry.algorithm("nafp-small@weights=\(copy)")
+        let music = try AudioReader.read(try catalogCIDataset().path("drascula/track10.ogg"), sampleRate: 8000)
+        let clip = Audio(samples: Array(music.samples[0..<40_000]), sampleRate: 8000)
+        #expect(try other.fingerprint(clip, role: .query).base as? VectorFingerprint == builtIn.fingerprint(clip, role: .query).base as? VectorFingerprint)
+        #expect(other.profile.key != builtIn.profile.key)
+        #expect(other.profile.key.contains("weights=\(copy), SHA-256 \(NAFPSmall.weightsSHA256)"), "\(other.profile.key)")
+        for (file, says) in [(damaged, "is not a weights file"), (folder.appendingPathComponent("none.fpnn").path, "no readable file")] {
+            #expect { try AlgorithmRegistry.algorithm("nafp-small@weights=\(file)") } throws: { "\($0)".contains(says) && "\($0)".contains(file) }
+        }
     }
 
     /// A 10 s crop of real music, 23.4 s in (off the 0.5 s grid), found in a catalog of three tracks.

@@ -1,6 +1,7 @@
 import AudioIO
 import DSP
 import Foundation
+import Synchronization
 
 /// nafp-small: a neural audio fingerprint of NAFP's recipe (Chang et al., ICASSP 2021) at 0.7 M parameters,
 /// trained on this project's two CPU cores (docs/learned.md): each 1 s segment, every 0.5 s, embedded as a
@@ -20,6 +21,9 @@ public struct NAFPSmall: FingerprintAlgorithm, Parameterized {
         public var minimumSimilarity = 0.5
         /// Nearest reference segments per query segment that vote.
         public var neighbours = VectorMatching.defaultNeighbours
+        /// The network's weights: empty for the built-in ones (pinned by `weightsSHA256`), or the path of other
+        /// weights in the same format (`scripts/train_nafp_small.py export`), a model retrained or trained longer.
+        public var weights = ""
 
         public init() {}
 
@@ -29,6 +33,7 @@ public struct NAFPSmall: FingerprintAlgorithm, Parameterized {
             }
             if !(-1...1).contains(minimumSimilarity) { return "minimumSimilarity must be -1 to 1 (a mean inner product of unit vectors)" }
             if !(1...1000).contains(neighbours) { return "neighbours must be 1 to 1,000" }
+            if !weights.isEmpty, case .failure(let error) = NAFPSmall.network(weights) { return "\(error)" }
             return nil
         }
     }
@@ -55,32 +60,78 @@ public struct NAFPSmall: FingerprintAlgorithm, Parameterized {
             Parameter("encoder", "8 separable blocks (1 × 3 over time, 3 × 1 over frequency, batch norm, ReLU), channels 32 ... 192",
                       source: "\(n) §3.2 (the blocks); widths our choice: about a tenth of NAFP's, weights under 2 MB as float16"),
             Parameter("projection", "192 → 256 → ELU → 128, L2-normalised", source: "\(n) §3.2: a 128-d unit embedding (one group: our choice)"),
-            Parameter("training", "NT-Xent, τ 0.05, 120 pairs a batch, 10 epochs on 6.2 h of game music disjoint from every benchmark set",
-                      source: "\(n) §3.3 (loss, τ); data and length ours: docs/learned.md, Datasets/train-small/manifest.json"),
-            Parameter("weights", "nafp-small.fpnn, 715,488 parameters, float16, SHA-256 \(Self.weightsSHA256.prefix(16))…",
-                      source: "trained here by scripts/train-nafp-small.sh (Algorithms/nafp-small/README.md)"),
-        ] + VectorMatching(minimumSimilarity: p.minimumSimilarity, neighbours: p.neighbours, search: nil)
+        ] + weightsParameters(p.weights) + VectorMatching(minimumSimilarity: p.minimumSimilarity, neighbours: p.neighbours, search: nil)
             .parameters(source: "our choice: no neural paper answers \"no match\"; the benchmark calibrates it"))
     }
 
-    /// The network, read and checked once per process.
-    static let encoder: Result<SeparableEncoder, Error> = Result {
-        guard let url = Bundle.module.url(forResource: "nafp-small", withExtension: "fpnn"), let data = try? Data(contentsOf: url) else {
-            throw NeuralWeightsError(description: "nafp-small's weights file (nafp-small.fpnn) is missing from fpbench's resources: rebuild with swift build")
+    /// The training and the weights: the built-in run's, or the file `weights` names, by its SHA-256 (a
+    /// fingerprint cache keeps the two apart).
+    func weightsParameters(_ weights: String) -> [Parameter] {
+        guard !weights.isEmpty else {
+            return [
+                Parameter("training", "NT-Xent, τ 0.05, 120 pairs a batch, 10 epochs on 6.2 h of game music disjoint from every benchmark set",
+                          source: "\(Citation.nafp) §3.3 (loss, τ); data and length ours: docs/learned.md, Datasets/train-small/manifest.json"),
+                Parameter("weights", "nafp-small.fpnn, 715,488 parameters, float16, SHA-256 \(Self.weightsSHA256.prefix(16))…",
+                          source: "trained here by scripts/train-nafp-small.sh (Algorithms/nafp-small/README.md)"),
+            ]
         }
-        let digest = sha256Hex(data)
-        guard digest == weightsSHA256 else {
-            throw NeuralWeightsError(description: "nafp-small's weights file has SHA-256 \(digest), not the pinned \(weightsSHA256): "
-                                     + "new weights need a new pin and revision (Algorithms/nafp-small/README.md)")
+        let digest = (try? Self.network(weights).get().sha256) ?? "unreadable"
+        return [
+            Parameter("training", "whatever made the weights file", source: "the run's setting"),
+            Parameter("weights", "\(weights), SHA-256 \(digest)", source: "the run's setting"),
+        ]
+    }
+
+    /// A network and the SHA-256 of the file it was read from.
+    struct Network: Sendable {
+        var encoder: SeparableEncoder
+        var sha256: String
+    }
+
+    /// The networks read so far, by their `weights` setting, each read and checked once per process.
+    private static let networks = Mutex<[String: Result<Network, NeuralWeightsError>]>([:])
+
+    /// The network of a `weights` setting: the built-in weights, refused unless their SHA-256 is the pinned
+    /// one, or the file named.
+    static func network(_ weights: String) -> Result<Network, NeuralWeightsError> {
+        networks.withLock { read in
+            if let known = read[weights] { return known }
+            let network = Result { try readNetwork(weights) }.mapError { $0 as? NeuralWeightsError ?? NeuralWeightsError(description: "\($0)") }
+            read[weights] = network
+            return network
         }
-        return try SeparableEncoder(file: data)
+    }
+
+    /// The weights built in: a resource of the build.
+    static var builtInWeights: URL? { Bundle.module.url(forResource: "nafp-small", withExtension: "fpnn") }
+
+    private static func readNetwork(_ weights: String) throws -> Network {
+        guard !weights.isEmpty else {
+            guard let url = builtInWeights, let data = try? Data(contentsOf: url) else {
+                throw NeuralWeightsError(description: "nafp-small's weights file (nafp-small.fpnn) is missing from fpbench's resources: rebuild with swift build")
+            }
+            let digest = sha256Hex(data)
+            guard digest == weightsSHA256 else {
+                throw NeuralWeightsError(description: "nafp-small's weights file has SHA-256 \(digest), not the pinned \(weightsSHA256): "
+                                         + "new weights need a new pin and revision (Algorithms/nafp-small/README.md)")
+            }
+            return Network(encoder: try SeparableEncoder(file: data), sha256: digest)
+        }
+        guard let data = FileManager.default.contents(atPath: weights) else {
+            throw NeuralWeightsError(description: "weights: no readable file at \(weights)")
+        }
+        do {
+            return Network(encoder: try SeparableEncoder(file: data), sha256: sha256Hex(data))
+        } catch {
+            throw NeuralWeightsError(description: "weights: \(weights) is not a weights file of scripts/train_nafp_small.py export: \(error)")
+        }
     }
 
     /// Segments embedded this many at a time: a layer's activations stay a few megabytes.
     static let batch = 64
 
     public func fingerprint(_ audio: Audio, role: FingerprintRole) throws -> VectorFingerprint {
-        let encoder = try Self.encoder.get(), h = encoder.header
+        let encoder = try Self.network(parameters.weights).get().encoder, h = encoder.header
         let hop = Int((parameters.hopSeconds * sampleRate).rounded())
         let starts = Array(stride(from: 0, through: audio.samples.count - h.segment, by: hop))
         let fft = RealFFT(size: h.fft)
