@@ -20,3 +20,5 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$out/suite" "$out/benchmark"
 cp "$work/suite/summary.md" "$work/suite/results.csv" "$out/suite/"
 cp "$work/benchmark/metrics.csv" "$work/benchmark/answers.csv" "$out/benchmark/"
+rm -rf "$out/benchmark/tables"
+cp -r "$work/benchmark/tables" "$out/benchmark/"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing (ffmpeg makes the decoding tests' files of every format; fpcalc is the external command tested;
-# pyroomacoustics, from PyPI, checks the room model; Debian's PyTorch runs the learned fingerprint's training smoke test), fetches the small real-audio test datasets, checks that the
+# pyroomacoustics, from PyPI, checks the room model; Debian's PyTorch runs the learned fingerprint's training smoke test; Debian's TeX
+# compiles the LaTeX tables), fetches the small real-audio test datasets, checks that the
 # default dataset's renders depend on nothing outside their manifest (scripts/test_renders.py), builds once,
 # runs every outside system that installs here on catalog-ci (scripts/test_systems.py) and runs the whole
 # test suite once. Ends with the test runner's closing lines.
@@ -24,7 +25,7 @@ finish() {
     grep -v "warning:" ".build-tests/logs/$1.txt" | tail -n 1 >&2
 }
 
-timed scripts/setup.sh fluidsynth timidity chromium ffmpeg libchromaprint-tools python3-torch python3-numpy
+timed scripts/setup.sh fluidsynth timidity chromium ffmpeg libchromaprint-tools python3-torch python3-numpy texlive-latex-recommended
 SECONDS=0
 start_build tool --product fpbench
 timed scripts/fetch-dataset.sh ci

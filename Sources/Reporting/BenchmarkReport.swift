@@ -1,5 +1,6 @@
 import BenchmarkEvaluation
 import Evaluation
+import Fingerprinting
 import Foundation
 
 /// Writes a benchmark's folder: results.json, costs.json, answers.csv (one row per algorithm × query ×
@@ -35,6 +36,9 @@ public enum BenchmarkReport {
             text += "\n" + OperatingReport.summary(operating)
         }
         try folder.put(text, "summary.md")
+        var tables = LaTeXTables()
+        lengthTables(r, metrics: metrics, into: &tables)
+        try tables.write(into: folder)
         try BenchmarkPage.write(r, metrics: metrics, summary: text, to: folder.url)
     }
 
@@ -42,8 +46,53 @@ public enum BenchmarkReport {
     static func interval(_ rate: Rate) -> String { String(format: "%.0f-%.0f", 100 * rate.low, 100 * rate.high) }
     static func g(_ x: Double) -> String { String(format: "%g", x) }
     /// "2/250 [0-1.6] (13 rec.)": held-out false positives, the recording-level interval in % (one decimal: the target is 1 %).
-    static func heldOutCell(_ c: ClusteredRate) -> String {
-        String(format: "%d/%d [%.1f-%.1f] (%d rec.)", c.successes, c.total, 100 * c.low, 100 * c.high, c.recordings)
+    static func heldOutCell(_ c: ClusteredRate) -> Table.Cell {
+        Table.Cell(markdown: String(format: "%d/%d [%.1f-%.1f] (%d rec.)", c.successes, c.total, 100 * c.low, 100 * c.high, c.recordings),
+                   latex: "\(c.successes)/\(c.total)", below: String(format: "%.1f--%.1f", 100 * c.low, 100 * c.high))
+    }
+
+    /// A query length's table: each algorithm's correct rate at the calibrated threshold in each
+    /// condition, then its false positives at the documented threshold and, held out, at the calibrated one.
+    static func lengthTable(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, length: Double, conditions: [BenchmarkCondition]) -> Table {
+        let columns = [Table.Column("algorithm", latex: "condition")] + conditions.map { Table.Column($0.id) }
+            + [Table.Column("false positives (documented threshold)", latex: nil),
+               Table.Column("false positives (calibrated, held out, by recording)", latex: "false positives, held out")]
+        let rows = r.algorithms.map { algorithm -> [Table.Cell] in
+            let name = Table.Cell(markdown: algorithm.identifier, latex: LaTeX.escaped(algorithm.identifier), cites: Citation.cited(in: algorithm.profile))
+            let rates = conditions.map { c -> Table.Cell in
+                guard let cm = m.condition(algorithm.identifier, length, c.id), cm.correctCalibrated.total > 0 else { return .missing }
+                return rateCell(cm.correctCalibrated, then: " · \(percent(cm.outcomes[Outcome.correct.rawValue]!))")
+            }
+            let n = m.negative(algorithm.identifier, length)
+            let documented = n.map(\.falsePositives).flatMap { $0.total > 0 ? Table.Cell.text("\($0.successes)/\($0.total) [\(interval($0))]") : nil }
+            let heldOut = n.map(\.heldOutByRecording).flatMap { $0.total > 0 ? heldOutCell($0) : nil }
+            return [name] + rates + [documented ?? .missing, heldOut ?? .missing]
+        }
+        return Table(columns: columns, rows: rows)
+    }
+
+    /// "**95** [89-98]" and what follows; in LaTeX 95, its interval below.
+    static func rateCell(_ rate: Rate, then: String = "") -> Table.Cell {
+        Table.Cell(markdown: "**\(percent(rate))** [\(interval(rate))]" + then, latex: percent(rate),
+                   below: String(format: "%.0f--%.0f", 100 * rate.low, 100 * rate.high), rate: rate)
+    }
+
+    /// The LaTeX of every query length's table, each with a caption that says what a cell is.
+    static func lengthTables(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, into tables: inout LaTeXTables) {
+        let conditions = shownConditions(r, metrics: m)
+        let halves = NegativeSplit.Half.allCases.map { h in Set(r.queries.filter { $0.half == h }.map(\.file)).count }
+        for length in r.spec.queryLengths {
+            let table = lengthTable(r, metrics: m, length: length, conditions: conditions)
+            let perCell = m.conditions.filter { $0.length == length }.map(\.correctCalibrated.total).max() ?? 0
+            let caption = String(format: "Identification of %g\\,s queries among %d tracks (%.1f\\,h): correct top-1 answers (\\%%) of %d queries a cell, "
+                                 + "at the threshold calibrated to at most %g\\,\\%% false positives with %g\\,\\%% confidence on the negative queries of "
+                                 + "half of the negative recordings (%d); 95\\,\\%% Wilson interval below. Bold: the condition's best and every rate whose interval "
+                                 + "reaches it. Last row: false positives at that threshold among the held-out negatives, cut from %d other recordings; "
+                                 + "their 95\\,\\%% interval (\\%%, a cluster bootstrap over recordings) below.",
+                                 length, r.catalog.tracks.count, r.catalog.hours, perCell, 100 * r.spec.falsePositiveTarget, 100 * r.spec.confidence, halves[0], halves[1])
+            tables.add(String(format: "benchmark-%gs", length), table.latexTransposed(caption: caption, label: String(format: "tab:benchmark-%gs", length)),
+                       citing: table.rows.flatMap { $0[0].cites })
+        }
     }
 
     static func answersCSV(_ r: BenchmarkResults) -> String {
@@ -147,7 +196,7 @@ public enum BenchmarkReport {
         s += "| algorithm | " + r.spec.queryLengths.map { "\(g($0)) s" }.joined(separator: " | ") + " |\n|---|" + r.spec.queryLengths.map { _ in "---|" }.joined() + "\n"
         for algorithm in r.algorithms {
             s += "| \(algorithm.identifier) | " + r.spec.queryLengths.map { length in
-                m.negative(algorithm.identifier, length)?.crossCheck.map(heldOutCell) ?? "—"
+                m.negative(algorithm.identifier, length)?.crossCheck.map { heldOutCell($0).markdown } ?? "—"
             }.joined(separator: " | ") + " |\n"
         }
         return s + "\n"
@@ -179,6 +228,11 @@ public enum BenchmarkReport {
         return s + "\n"
     }
 
+    /// The conditions some algorithm has a calibrated rate in.
+    static func shownConditions(_ r: BenchmarkResults, metrics m: BenchmarkMetrics) -> [BenchmarkCondition] {
+        r.spec.conditions.filter { c in m.conditions.contains { $0.condition == c.id && $0.correctCalibrated.total > 0 } }
+    }
+
     static func summary(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, costs: BenchmarkCosts?) -> String {
         let positives = r.queries.filter { !$0.negative }.count, negatives = r.queries.filter(\.calibrationNegative).count
         var s = "# Identification benchmark: \(r.catalog.dataset)\n\n"
@@ -192,22 +246,9 @@ public enum BenchmarkReport {
         s += String(format: "The false positives at the calibrated threshold are counted on the other half, held out: windows of %d other recordings, with a 95 %% interval that treats the recording as the unit (a cluster bootstrap over recordings, 2,000 resamples; a negative's half is in answers.csv).\n\n", halves[1])
         let warnings = m.calibrationWarnings(r)
         if !warnings.isEmpty { s += "**Calibration warnings**:\n" + warnings.map { "- \($0)\n" }.joined() + "\n" }
-        let conditions = r.spec.conditions.filter { c in m.conditions.contains { $0.condition == c.id && $0.correctCalibrated.total > 0 } }
+        let conditions = shownConditions(r, metrics: m)
         for length in r.spec.queryLengths {
-            s += "## \(g(length)) s queries\n\n| algorithm | " + conditions.map(\.id).joined(separator: " | ") + " | false positives (documented threshold) | false positives (calibrated, held out, by recording) |\n"
-            s += "|---|" + conditions.map { _ in "---|" }.joined() + "---|---|\n"
-            for algorithm in r.algorithms {
-                s += "| \(algorithm.identifier) | "
-                for c in conditions {
-                    if let cm = m.condition(algorithm.identifier, length, c.id), cm.correctCalibrated.total > 0 {
-                        s += "**\(percent(cm.correctCalibrated))** [\(interval(cm.correctCalibrated))] · \(percent(cm.outcomes[Outcome.correct.rawValue]!)) | "
-                    } else { s += "— | " }
-                }
-                let n = m.negative(algorithm.identifier, length)
-                s += n.flatMap { $0.falsePositives.total > 0 ? "\($0.falsePositives.successes)/\($0.falsePositives.total) [\(interval($0.falsePositives))]" : nil } ?? "—"
-                s += " | " + (n.flatMap { n in n.heldOutByRecording.total > 0 ? heldOutCell(n.heldOutByRecording) : nil } ?? "—")
-                s += " |\n"
-            }
+            s += "## \(g(length)) s queries\n\n" + lengthTable(r, metrics: m, length: length, conditions: conditions).markdown
             s += "\n![detection](detection-\(g(length))s.svg)\n\n![scores](scores-\(g(length))s.svg)\n\n"
         }
         s += exactSection(r, metrics: m, conditions: conditions)

@@ -23,8 +23,12 @@ public enum OutputFolder {
         public let url: URL
         fileprivate init(_ url: URL) { self.url = url }
 
-        /// Writes a file of the folder atomically.
-        public func put(_ data: Data, _ name: String) throws { try data.write(to: url.appendingPathComponent(name), options: .atomic) }
+        /// Writes a file of the folder atomically; a name with a folder in it ("tables/x.tex") makes the folder.
+        public func put(_ data: Data, _ name: String) throws {
+            let file = url.appendingPathComponent(name)
+            if name.contains("/") { try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true) }
+            try data.write(to: file, options: .atomic)
+        }
         public func put(_ text: String, _ name: String) throws { try put(Data(text.utf8), name) }
     }
 

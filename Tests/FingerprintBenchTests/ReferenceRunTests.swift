@@ -9,6 +9,7 @@ import Testing
 @Suite struct ReferenceRunTests {
     static let committed = repositoryRoot.appendingPathComponent("Reports/ci-reference")
     static let files = ["suite/summary.md", "suite/results.csv", "benchmark/metrics.csv", "benchmark/answers.csv"]
+        + ["benchmark-2s.tex", "benchmark-5s.tex", "references.bib", "tables.tex"].map { "benchmark/tables/\($0)" }
 
     /// Where two texts first differ: the line number and both lines, or nil when they are the same.
     static func firstDifference(_ committed: String, _ now: String) -> String? {

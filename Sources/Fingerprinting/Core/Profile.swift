@@ -77,17 +77,3 @@ extension FingerprintAlgorithm where Self: Parameterized {
     public var profile: Profile { describe().marked(against: Self(parameters: Parameters()).describe()) }
 }
 
-/// Where the values come from; one constant per document so citations read the same everywhere.
-/// The full references are in README.md, \"References\".
-public enum Citation {
-    public static let thesis = "Brandner 2013"
-    public static let balujaCovell = "Baluja & Covell 2008"
-    public static let soundFingerprinting = "SoundFingerprinting defaults"
-    public static let wang = "Wang 2003"
-    public static let audfprint = "audfprint (Ellis 2014)"
-    public static let haitsmaKalker = "Haitsma & Kalker 2002"
-    public static let panako = "Six 2022 (Panako 2.1)"
-    public static let panakoConfiguration = "Panako 2.1 defaults"
-    public static let sonnleitnerWidmer = "Sonnleitner & Widmer 2016"
-    public static let nafp = "NAFP (Chang et al., ICASSP 2021)"
-}
