@@ -26,7 +26,7 @@ public enum BenchmarkReport {
         try folder.put(answersCSV(r), "answers.csv")
         try folder.put(metricsCSV(metrics), "metrics.csv")
         for length in r.spec.queryLengths {
-            try folder.put(detectionFigure(r, length: length), String(format: "detection-%gs.svg", length))
+            try folder.put(detectionFigure(r, metrics: metrics, length: length), String(format: "detection-%gs.svg", length))
             try folder.put(scoreFigure(r, metrics: metrics, length: length), String(format: "scores-%gs.svg", length))
         }
         if let costs, !costs.scaling.isEmpty { try folder.put(scalingFigure(costs), "scaling.svg") }
@@ -141,10 +141,13 @@ public enum BenchmarkReport {
         return CSV.file(["algorithm", "length_s", "condition", "measure", "successes", "total", "rate", "interval_low", "interval_high"], rows)
     }
 
-    /// Correct top-1 answers against false positives as the threshold on the top score moves.
-    static func detectionFigure(_ r: BenchmarkResults, length: Double) -> String {
+    /// Correct top-1 answers against false positives as the threshold on the top score moves, the false
+    /// positives on a logarithmic axis from 0.1 to 100 % (the 1 % every table quotes sits mid-figure), each
+    /// curve's point at its calibrated threshold ringed.
+    static func detectionFigure(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, length: Double) -> String {
         let queries = Dictionary(uniqueKeysWithValues: r.queries.map { ($0.id, $0) })
         var series: [(name: String, points: [(x: Double, y: Double)])] = []
+        var marked: [String: (x: Double, y: Double)] = [:]
         for algorithm in r.algorithms.map(\.identifier) {
             let answers = r.answers.filter { $0.algorithm == algorithm && $0.failure == nil && queries[$0.query]!.length == length }
             let negatives = answers.filter { queries[$0.query]!.calibrationNegative }.map { $0.top.first?.score ?? 0 }
@@ -160,10 +163,15 @@ public enum BenchmarkReport {
                  100 * Double(correct.filter { ($0 ?? -1) > t }.count) / Double(positives.count))
             }
             series.append((algorithm, points))
+            if let t = m.negative(algorithm, length)?.calibratedThreshold {
+                marked[algorithm] = (100 * Double(negatives.filter { $0 > t }.count) / Double(negatives.count),
+                                     100 * Double(correct.filter { ($0 ?? -1) > t }.count) / Double(positives.count))
+            }
         }
         return Figures.lineChart(title: "Correct top-1 against false positives, \(g(length)) s queries (all conditions)",
-                                 xLabel: "false positives on negative queries (%)", yLabel: "correct top-1 (%)",
-                                 xTicks: stride(from: 0.0, through: 100, by: 10).map { $0 }, series: series)
+                                 xLabel: "false positives (%, log scale; 0 drawn at 0.1) · ringed: the calibrated threshold",
+                                 yLabel: "correct top-1 (%)", xTicks: [0.1, 0.3, 1, 3, 10, 30, 100],
+                                 logarithmic: Figures.LogarithmicAxis(low: 0.1, high: 100), series: series, marked: marked)
     }
 
     /// Each algorithm's top scores on negatives, correct and other positives, with the calibrated threshold.

@@ -13,14 +13,25 @@ public enum Figures {
 
     static func number(_ value: Double) -> String { formatted("%.1f", value) }
 
+    /// A logarithmic x axis from `low` to `high`: an x below `low` (0 included) is drawn at `low`.
+    public struct LogarithmicAxis: Sendable {
+        public var low: Double, high: Double
+    }
+
     /// A line chart, one series per algorithm; y from 0 to `yMaximum`; x labelled at `xTicks`, or at
-    /// every x a series has; `chance`, when given, drawn as a dashed line at that y.
+    /// every x a series has, linear unless `logarithmic`; `chance`, when given, drawn as a dashed line at
+    /// that y; `marked`, one point per series at most, drawn as a ring on it.
     public static func lineChart(title: String, xLabel: String, yLabel: String, yMaximum: Double = 100, xTicks: [Double]? = nil,
-                                 chance: Double? = nil, series: [(name: String, points: [(x: Double, y: Double)])]) -> String {
+                                 logarithmic: LogarithmicAxis? = nil, chance: Double? = nil,
+                                 series: [(name: String, points: [(x: Double, y: Double)])], marked: [String: (x: Double, y: Double)] = [:]) -> String {
         let width = 720.0, height = 440.0, left = 70.0, right = 190.0, top = 40.0, bottom = 60.0
         let xs = series.flatMap { $0.points.map(\.x) }
         let xMin = xs.min() ?? 0, xMax = max(xs.max() ?? 1, xMin + 1e-9)
-        func px(_ x: Double) -> Double { left + (x - xMin) / (xMax - xMin) * (width - left - right) }
+        func px(_ x: Double) -> Double {
+            guard let logarithmic else { return left + (x - xMin) / (xMax - xMin) * (width - left - right) }
+            let at = log10(min(max(x, logarithmic.low), logarithmic.high) / logarithmic.low) / log10(logarithmic.high / logarithmic.low)
+            return left + at * (width - left - right)
+        }
         func py(_ y: Double) -> Double { height - bottom - y / yMaximum * (height - top - bottom) }
         var svg = """
         <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="12">
@@ -47,6 +58,9 @@ public enum Figures {
             svg += "<g class=\"series\" data-name=\"\(escape(s.name))\">\n"
             svg += "<polyline fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\" points=\"\(path)\"/>\n"
             for p in s.points { svg += "<circle cx=\"\(number(px(p.x)))\" cy=\"\(number(py(p.y)))\" r=\"3\" fill=\"\(colour)\"/>\n" }
+            if let p = marked[s.name] {
+                svg += "<circle class=\"marked\" cx=\"\(number(px(p.x)))\" cy=\"\(number(py(p.y)))\" r=\"7\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
+            }
             svg += "</g>\n"
             let ly = top + 10 + Double(i) * 20
             svg += "<line x1=\"\(number(width - right + 15))\" y1=\"\(number(ly))\" x2=\"\(number(width - right + 40))\" y2=\"\(number(ly))\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
