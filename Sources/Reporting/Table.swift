@@ -1,4 +1,5 @@
 import Evaluation
+import Foundation
 import Fingerprinting
 
 /// A report's table in one model and two renderings: Markdown for summary.md, LaTeX (booktabs) for a
@@ -47,7 +48,7 @@ struct Table {
         var s = "\\begin{table}[tbp]\n\\centering\\footnotesize\n\\caption{\(caption)}\\label{\(label)}\n"
         s += "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%\n"
         s += "\\begin{tabular}{l" + String(repeating: "r", count: rows.count) + "}\n\\toprule\n"
-        s += (columns[0].latex ?? "") + " & " + rows.map { "\\rotatebox{90}{\($0[0].citedLaTeX)}" }.joined(separator: " & ") + " \\\\\n\\midrule\n"
+        s += (columns[0].latex ?? "") + " & " + rows.map { Self.heading($0[0]) }.joined(separator: " & ") + " \\\\\n\\midrule\n"
         for c in shown {
             let cells = rows.map { $0[c] }, best = Self.best(cells.compactMap(\.rate))
             s += (columns[c].latex ?? "") + " & " + cells.map { cell in
@@ -59,6 +60,15 @@ struct Table {
             }
         }
         return s + "\\bottomrule\n\\end{tabular}}\n\\end{table}\n"
+    }
+
+    /// A name set upright over its column; a long one (a variant that names a file) in lines of at most
+    /// 3.5 cm, broken after "@", "=" and "/", so the heading stays shorter than a page.
+    static func heading(_ name: Cell) -> String {
+        guard name.markdown.count > 28 else { return "\\rotatebox{90}{\(name.citedLaTeX)}" }
+        var broken = name
+        broken.latex = ["@", "=", "/"].reduce(name.latex) { $0.replacingOccurrences(of: $1, with: $1 + "\\allowbreak{}") }
+        return "\\rotatebox{90}{\\parbox{3.5cm}{\\raggedright \(broken.citedLaTeX)}}"
     }
 
     /// The best point estimate among rates that count, nil when none does.

@@ -22,6 +22,14 @@ import Testing
         #expect(table.markdown == "| algorithm | clean | false positives |\n|---|---|---|\n| a | **90** [83-94] | 3/500 |\n| b | **86** [78-91] | 3/500 |\n| c | **50** [40-60] | 3/500 |\n")
     }
 
+    /// A short name heads its column rotated; a long one (a variant naming a file) is broken onto lines
+    /// after "@", "=" and "/", so the rotated heading stays shorter than a page.
+    @Test func aLongNameIsBrokenOntoLines() {
+        #expect(Table.heading(.text("nafp-small")) == "\\rotatebox{90}{nafp-small}")
+        let long = Table.heading(.text("nafp-small@weights=/tmp/nafp-small-retrained.fpnn"))
+        #expect(long == "\\rotatebox{90}{\\parbox{3.5cm}{\\raggedright nafp-small@\\allowbreak{}weights=\\allowbreak{}/\\allowbreak{}tmp/\\allowbreak{}nafp-small-retrained.fpnn}}")
+    }
+
     /// README's references, written by hand, name every work of `Citation.all` by its title, and no other.
     @Test func theReadmesReferencesAreTheCitations() throws {
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
