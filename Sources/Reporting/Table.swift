@@ -85,6 +85,8 @@ enum LaTeX {
             case "&", "%", "$", "#", "_", "{", "}": s += "\\\(c)"
             case "~": s += "\\textasciitilde{}"
             case "^": s += "\\textasciicircum{}"
+            case "<": s += "\\textless{}"
+            case ">": s += "\\textgreater{}"
             case "±": s += "$\\pm$"
             case "—": s += "---"
             case "–": s += "--"

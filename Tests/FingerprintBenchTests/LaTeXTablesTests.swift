@@ -26,6 +26,7 @@ import Testing
     /// after "@", "=" and "/", so the rotated heading stays shorter than a page.
     @Test func aLongNameIsBrokenOntoLines() {
         #expect(Table.heading(.text("nafp-small")) == "\\rotatebox{90}{nafp-small}")
+        #expect(LaTeX.escaped("a_b & 5% <x> {y} ~z^") == "a\\_b \\& 5\\% \\textless{}x\\textgreater{} \\{y\\} \\textasciitilde{}z\\textasciicircum{}")
         let long = Table.heading(.text("nafp-small@weights=/tmp/nafp-small-retrained.fpnn"))
         #expect(long == "\\rotatebox{90}{\\parbox{3.5cm}{\\raggedright nafp-small@\\allowbreak{}weights=\\allowbreak{}/\\allowbreak{}tmp/\\allowbreak{}nafp-small-retrained.fpnn}}")
     }
