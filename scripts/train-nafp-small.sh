@@ -4,8 +4,9 @@
 # track clean and four times degraded by fpbench's own stages at training-only seeds, trains for 10 epochs
 # (the log, the checkpoints and the validation curve in runs/nafp-small/; times in docs/learned.md), and
 # exports the weights (float16, batch norm folded) with their SHA-256.
-# Usage: scripts/train-nafp-small.sh [OUT]   (default Sources/Fingerprinting/Chang2021NAFP/nafp-small.fpnn, where the build takes it from;
-# the fixture goes to Algorithms/nafp-small/). New weights need their SHA-256 pinned in NAFPSmall.swift and that README.
+# Usage: scripts/train-nafp-small.sh [OUT]   (default Sources/Fingerprinting/Chang2021NAFP/nafp-small.fpnn, where the build takes it from,
+# its fixture then going to Algorithms/nafp-small/; any other OUT, a retrained model to run with --set nafp-small.weights=OUT, keeps its
+# fixture beside it, OUT.fixture.json). New built-in weights need their SHA-256 pinned in NAFPSmall.swift and that README.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-Sources/Fingerprinting/Chang2021NAFP/nafp-small.fpnn}"
@@ -18,4 +19,6 @@ cp .build/release/fpbench .build/train-fpbench
 /usr/bin/python3 scripts/train_nafp_small.py train --out runs/nafp-small --epochs 10 --minutes 100
 mkdir -p "$(dirname "$out")"
 /usr/bin/python3 scripts/train_nafp_small.py export runs/nafp-small/checkpoint.pt "$out"
-mv "$out.fixture.json" Algorithms/nafp-small/nafp-small.fpnn.fixture.json
+if [ "$out" = Sources/Fingerprinting/Chang2021NAFP/nafp-small.fpnn ]; then
+    mv "$out.fixture.json" Algorithms/nafp-small/nafp-small.fpnn.fixture.json
+fi

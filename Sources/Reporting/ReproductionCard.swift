@@ -40,7 +40,7 @@ public struct ReproductionCard {
     /// The card, for a run of `command` (the arguments as given, the executable first).
     public func markdown(command: [String]) -> String {
         var s = "# How to run this again\n\n"
-        s += "```sh\n" + command.map(Self.quoted).joined(separator: " ") + "\n```\n\n"
+        s += "```sh\n" + command.map { Self.quoted(Self.relative($0)) }.joined(separator: " ") + "\n```\n\n"
         s += "- fpbench \(tool.version), \(Self.checkout(of: command.first ?? ""))\n"
         if let decoder = tool.decoder { s += "- decoding: \(decoder)\n" }
         s += "- dataset `\(dataset.name)`, manifest SHA-256 `\(dataset.manifestSHA256)` (`scripts/fetch-dataset.sh \(dataset.name)` builds it; a dataset with another hash is other audio)\n"
@@ -51,6 +51,12 @@ public struct ReproductionCard {
         s += "## Algorithms and systems\n\n| name | settings (`name=value`) |\n|---|---|\n"
         for (identifier, settings) in algorithms { s += "| `\(identifier)` | " + settings.replacingOccurrences(of: "|", with: "\\|") + " |\n" }
         return s
+    }
+
+    /// A word with the current folder's absolute path taken out (`/home/me/fpbench/Reports/x` as `Reports/x`,
+    /// `--out=/home/me/fpbench/x` as `--out=x`): the card names paths as a reader's checkout has them.
+    static func relative(_ word: String, in folder: String = FileManager.default.currentDirectoryPath) -> String {
+        word.replacingOccurrences(of: folder.hasSuffix("/") ? folder : folder + "/", with: "")
     }
 
     /// A word as a shell reads it back: quoted when it holds anything but safe characters.

@@ -129,7 +129,7 @@ public struct VectorIndex: FingerprintIndex {
             var scores = [Float](repeating: 0, count: n * k), rows = [Int64](repeating: -1, count: n * k)
             if (try? approximate.search(query.values, count: n, k: k, scores: &scores, rows: &rows)) != nil { return (scores, rows) }
         }
-        guard !values.isEmpty else { return ([], []) }  // FAISS holds the rows alone
+        guard packed || values.count == times.count * dimension else { return ([], []) }  // FAISS holds (some of) the rows alone
         guard packed else { return Self.exactNearest(values, dimension: dimension, queries: query.values, k: k) }
         return Self.exactNearest(packed: values, count: times.count, dimension: dimension, queries: query.values, k: k)
     }
