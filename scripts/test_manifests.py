@@ -160,7 +160,10 @@ class TrainingData(unittest.TestCase):
         import hashlib, re
         folder = os.path.join(SCRIPTS, "..", "Algorithms", "nafp-small")
         with open(os.path.join(folder, "README.md")) as f:
-            pins = re.findall(r"[0-9a-f]{64}", f.read())
+            readme = f.read()
+        # Each pin is read beside what it names: the weights' row of the table, the manifest's sentence.
+        pins = [re.search(r"nafp-small\.fpnn` \|[^\n]*`([0-9a-f]{64})`", readme).group(1),
+                re.search(r"manifest\.json` of\s+SHA-256 `([0-9a-f]{64})`", readme).group(1)]
         def digest(path):
             with open(path, "rb") as f:
                 return hashlib.sha256(f.read()).hexdigest()
