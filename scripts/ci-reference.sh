@@ -20,5 +20,6 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$out/suite" "$out/benchmark"
 cp "$work/suite/summary.md" "$work/suite/results.csv" "$out/suite/"
 cp "$work/benchmark/metrics.csv" "$work/benchmark/answers.csv" "$out/benchmark/"
-rm -rf "$out/benchmark/tables"
+rm -rf "$out/suite/tables" "$out/benchmark/tables"
+cp -r "$work/suite/tables" "$out/suite/"
 cp -r "$work/benchmark/tables" "$out/benchmark/"

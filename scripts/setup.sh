@@ -3,7 +3,7 @@
 # Usage: scripts/setup.sh [extra-package ...]
 set -euo pipefail
 
-packages=(libfftw3-dev libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libsndfile1-dev libgsl-dev libsoxr-dev librubberband-dev libssl-dev libxxhash-dev libopenblas-serial-dev libfaiss-dev pkg-config python3 "$@")
+packages=(libfftw3-dev libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libsndfile1-dev libgsl-dev libsoxr-dev librubberband-dev libssl-dev libxxhash-dev libopenblas-serial-dev libfaiss-dev librsvg2-bin pkg-config python3 "$@")
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

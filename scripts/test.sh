@@ -25,7 +25,7 @@ finish() {
     grep -v "warning:" ".build-tests/logs/$1.txt" | tail -n 1 >&2
 }
 
-timed scripts/setup.sh fluidsynth timidity chromium ffmpeg libchromaprint-tools python3-torch python3-numpy texlive-latex-recommended
+timed scripts/setup.sh fluidsynth timidity chromium ffmpeg libchromaprint-tools python3-torch python3-numpy texlive-latex-recommended poppler-utils python3-pandas python3-matplotlib
 SECONDS=0
 start_build tool --product fpbench
 timed scripts/fetch-dataset.sh ci
@@ -33,6 +33,7 @@ timed scripts/fetch-dataset.sh catalog-ci
 timed scripts/install-pyroomacoustics.sh  # the reference the room model is tested against (RoomModelTests)
 timed python3 scripts/test_manifests.py
 timed python3 scripts/test_renders.py
+timed /usr/bin/python3 scripts/test_pandas_docs.py
 # The learned fingerprint's training script, one batch on generated audio (CI never trains; docs/learned.md).
 timed /usr/bin/python3 scripts/train_nafp_small.py smoke
 finish tool

@@ -129,7 +129,8 @@ extension Benchmark {
             let changed = value != setting.text(setting.default)
             return Parameter(setting.name, value, source: changed ? "changed from the default (\(setting.text(setting.default)), \(setting.source))" : setting.source)
         }
-        let profile = Profile(d.parameters + settings + [
+        let works = (d.cites ?? []).compactMap { key in Citation.all.first { $0.key == key } }
+        let profile = Profile(d.parameters + settings + works.map { Parameter("work", $0.key, source: $0.short) } + [
             Parameter("version", indexed.version, source: "printed by `\(d.version.command.joined(separator: " "))`"),
             Parameter("index", d.index.command.joined(separator: " "), source: "system file"),
             Parameter("query", d.query.command.joined(separator: " "), source: "system file"),

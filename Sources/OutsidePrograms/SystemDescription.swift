@@ -19,6 +19,8 @@ public struct SystemDescription: Sendable, Codable, Equatable {
     public var schema: String
     public var identifier: String
     public var displayName: String
+    /// The works to cite for it, by their keys in `Citation.all` (references.bib); a run's LaTeX tables cite them.
+    public var cites: [String]?
     /// How to install it, said when it is missing.
     public var install: String
     public var version: VersionCheck
@@ -120,6 +122,9 @@ public struct SystemDescription: Sendable, Codable, Equatable {
         if !(audio.sampleRate >= 4000 && audio.sampleRate <= 192_000) { return "audio.sampleRate: 4,000 to 192,000 Hz" }
         if !(index.timeoutSecondsPerHour > 0) || !(query.timeoutSecondsPerCall > 0) || !(query.timeoutSecondsPerQuery > 0) { return "timeouts must be above 0" }
         if let hop = frameHopSeconds, !(hop > 0 && hop <= 10) { return "frameHopSeconds: above 0 and at most 10" }
+        if let key = (cites ?? []).first(where: { key in !Citation.all.contains { $0.key == key } }) {
+            return "cites: no work has the key '\(key)' (the keys: \(Set(Citation.all.map(\.key)).sorted().joined(separator: ", ")))"
+        }
         return answers.problem ?? settingsProblem
     }
 

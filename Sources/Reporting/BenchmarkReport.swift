@@ -38,6 +38,13 @@ public enum BenchmarkReport {
         try folder.put(text, "summary.md")
         var tables = LaTeXTables()
         lengthTables(r, metrics: metrics, into: &tables)
+        if let costs, let operating = OperatingPoints(r, metrics: metrics, costs: costs) {
+            let profiles = Dictionary(r.algorithms.map { ($0.identifier, $0.profile) }) { first, _ in first }
+            OperatingReport.latex(operating, cites: { profiles[$0].map(Citation.cited(in:)) ?? [] }, into: &tables)
+        }
+        if let costs, !costs.scaling.isEmpty {
+            tables.add(figure: "scaling", caption: "Median search CPU time per query against the catalog's size, in nested catalogs of the same tracks.")
+        }
         try tables.write(into: folder)
         try BenchmarkPage.write(r, metrics: metrics, summary: text, to: folder.url)
     }
@@ -92,6 +99,11 @@ public enum BenchmarkReport {
                                  length, r.catalog.tracks.count, r.catalog.hours, perCell, 100 * r.spec.falsePositiveTarget, 100 * r.spec.confidence, halves[0], halves[1])
             tables.add(String(format: "benchmark-%gs", length), table.latexTransposed(caption: caption, label: String(format: "tab:benchmark-%gs", length)),
                        citing: table.rows.flatMap { $0[0].cites })
+            tables.add(figure: String(format: "detection-%gs", length), caption: String(format:
+                "Correct top-1 answers (\\%% of the positive %g\\,s queries, every condition pooled) against false positives (\\%% of the calibration "
+                + "half's negatives, log scale, 0 drawn at 0.1) as each algorithm's threshold falls; ringed: its calibrated threshold.", length))
+            tables.add(figure: String(format: "scores-%gs", length), caption: String(format:
+                "Top scores of %g\\,s queries: negatives, correct answers and other answers, with each algorithm's calibrated threshold.", length))
         }
     }
 

@@ -39,23 +39,29 @@ public func matrixMarkdown(_ m: SimilarityMatrix, results: RunResults) -> String
     out += "Rows: queries (the unknown recordings); columns: references (the originals). Cells: score in %"
     out += algorithm.map { " (\($0.rawFigureName))" } ?? ""
     out += "; **bold** = row maximum; [brackets] = the query's own source. Heatmap: [\(m.test).svg](\(m.test).svg).\n\n"
-    out += "| query \\ reference | " + m.columns.joined(separator: " | ") + " |\n"
-    out += "|---|" + String(repeating: "---:|", count: m.columns.count) + "\n"
-    for row in m.rows.indices {
-        let best = m.rowMaximum(row), own = m.diagonal(row)
-        let cells = m.columns.indices.map { column -> String in
-            guard let score = m.scores[row][column] else { return "—" }
-            var text = percent(score)
-            if let raw = m.rawFigures[row][column], raw != score { text += " (\(figure(raw)))" }
-            if score == best { text = "**\(text)**" }
-            return column == own ? "[\(text)]" : text
-        }
-        out += "| \(m.rows[row]) | " + cells.joined(separator: " | ") + " |\n"
-    }
+    out += matrixTable(m).markdown
     let s = m.statistics
     out += "\nIdentified \(s.identified)/\(s.count) · mean diagonal \(percent(s.meanDiagonal)) % · "
     out += "mean off-diagonal \(percent(s.meanOffDiagonal)) % · mean margin \(percent(s.meanMargin)) points\n"
     return out
+}
+
+/// A matrix as a table model: in Markdown a cell is the score in % with the raw figure in parentheses,
+/// the row's maximum in bold, the own source in brackets; in LaTeX the score alone, the maximum in bold,
+/// the own source underlined.
+func matrixTable(_ m: SimilarityMatrix) -> Table {
+    let rows = m.rows.indices.map { row -> [Table.Cell] in
+        let best = m.rowMaximum(row), own = m.diagonal(row)
+        return [Table.Cell.text(m.rows[row])] + m.columns.indices.map { column -> Table.Cell in
+            guard let score = m.scores[row][column] else { return .missing }
+            var text = percent(score), latex = text
+            if let raw = m.rawFigures[row][column], raw != score { text += " (\(figure(raw)))" }
+            if score == best { (text, latex) = ("**\(text)**", "\\textbf{\(latex)}") }
+            return column == own ? Table.Cell(markdown: "[\(text)]", latex: "\\underline{\(latex)}") : Table.Cell(markdown: text, latex: latex)
+        }
+    }
+    return Table(columns: [Table.Column("query \\ reference", latex: "query")]
+                 + m.columns.map { Table.Column($0, latex: Table.heading(.text($0))) }.map { var c = $0; c.numeric = true; return c }, rows: rows)
 }
 
 /// Every comparison of a run as one long, tidy table (results.csv): one row per algorithm × test ×

@@ -1,5 +1,6 @@
 import BenchmarkEvaluation
 import Evaluation
+import Fingerprinting
 import Foundation
 
 /// The operating points' part of a benchmark folder: operating.csv (tidy: one row per point, condition and
@@ -51,24 +52,58 @@ enum OperatingReport {
         s += "over every query it was asked (decoding its WAV, start-up shared by a batch), so the two are not the same accounting: a system pays for reading and starting. "
         s += "**Indexing CPU**: an algorithm's fingerprinting (decoding excluded), a system's whole indexing process. ◆ marks the Pareto front: no other point is as accurate "
         s += "or more at equal or lower cost. Data: operating.csv.\n\n"
-        s += "### The most accurate point within an index budget\n\n| stored per hour | " + cells.map { "\($0.1), \(String(format: "%g", $0.0)) s" }.joined(separator: " | ") + " |\n"
-        s += "|---|" + cells.map { _ in "---|" }.joined() + "\n"
-        for budget in budgets {
-            s += "| ≤ \(String(format: "%g", budget)) MiB | " + cells.map { cell in
-                o.best(within: budget, length: cell.0, condition: cell.1).map { "\($0.identifier) \(BenchmarkReport.percent($0.correct)) %" } ?? "none"
-            }.joined(separator: " | ") + " |\n"
-        }
-        let g = { (x: Double?, format: String) in x.map { String(format: format, $0) } ?? "—" }
+        s += "### The most accurate point within an index budget\n\n" + budgetTable(o).markdown
         for (length, condition) in cells {
-            s += "\n### \(condition), \(String(format: "%g", length)) s queries\n\n"
-            s += "| point | correct top-1 % [95 %] | stored (MiB/h) | indexing (CPU s/h) | query CPU (ms) | front: size · CPU |\n|---|---|---|---|---|---|\n"
-            for p in o.points.filter({ $0.length == length && $0.condition == condition }).sorted(by: { $0.mebibytesPerHour < $1.mebibytesPerHour }) {
-                s += "| \(p.identifier) | **\(BenchmarkReport.percent(p.correct))** [\(BenchmarkReport.interval(p.correct))] | \(g(p.mebibytesPerHour, "%.2f")) | "
-                s += "\(g(p.indexingCPUSecondsPerHour, "%.1f")) | \(g(p.queryCPUMilliseconds, "%.2f")) | \(p.onSizeFront ? "◆" : "") · \(p.onCPUFront ? "◆" : "") |\n"
-            }
+            s += "\n### \(condition), \(String(format: "%g", length)) s queries\n\n" + pointsTable(o, length: length, condition: condition).markdown
             s += "\n![size](\(figureName("size", length, condition)))\n\n![cpu](\(figureName("cpu", length, condition)))\n"
         }
         return s
+    }
+
+    /// The most accurate point within each budget (rows) for each condition and length (columns).
+    static func budgetTable(_ o: OperatingPoints, cites: (String) -> [Citation] = { _ in [] }) -> Table {
+        let cells = cells(o)
+        let columns = [Table.Column("stored per hour")] + cells.map { Table.Column("\($0.1), \(String(format: "%g", $0.0)) s") }
+        return Table(columns: columns, rows: budgets.map { budget in
+            [Table.Cell(markdown: "≤ \(String(format: "%g", budget)) MiB", latex: "$\\le$ \(String(format: "%g", budget))\\,MiB")] + cells.map { cell in
+                guard let p = o.best(within: budget, length: cell.0, condition: cell.1) else { return .text("none") }
+                let pct = BenchmarkReport.percent(p.correct)
+                return Table.Cell(markdown: "\(p.identifier) \(pct) %", latex: LaTeX.escaped(p.identifier) + " \(pct)\\,\\%", cites: cites(p.identifier))
+            }
+        })
+    }
+
+    /// Every point of one condition and length, by stored size: its correct rate with its interval and its costs.
+    static func pointsTable(_ o: OperatingPoints, length: Double, condition: String, cites: (String) -> [Citation] = { _ in [] }) -> Table {
+        let g = { (x: Double?, format: String) in x.map { Table.Cell.text(String(format: format, $0)) } ?? .missing }
+        let columns = ["point", "correct top-1 % [95 %]", "stored (MiB/h)", "indexing (CPU s/h)", "query CPU (ms)", "front: size · CPU"].map { Table.Column($0) }
+        let points = o.points.filter { $0.length == length && $0.condition == condition }.sorted { $0.mebibytesPerHour < $1.mebibytesPerHour }
+        return Table(columns: columns, rows: points.map { p in
+            let front = [p.onSizeFront ? "size" : nil, p.onCPUFront ? "CPU" : nil].compactMap { $0 }.joined(separator: ", ")
+            return [Table.Cell(markdown: p.identifier, latex: LaTeX.escaped(p.identifier), cites: cites(p.identifier)), BenchmarkReport.rateCell(p.correct),
+                    g(p.mebibytesPerHour, "%.2f"), g(p.indexingCPUSecondsPerHour, "%.1f"), g(p.queryCPUMilliseconds, "%.2f"),
+                    Table.Cell(markdown: "\(p.onSizeFront ? "◆" : "") · \(p.onCPUFront ? "◆" : "")", latex: front)]
+        })
+    }
+
+    /// The operating points' LaTeX: the budget table, each condition and length's points, and their figures.
+    static func latex(_ o: OperatingPoints, cites: (String) -> [Citation], into tables: inout LaTeXTables) {
+        let budget = budgetTable(o, cites: cites)
+        tables.add("operating-budgets", budget.latex(caption: "The most accurate operating point (correct top-1 at its calibrated threshold, \\%) whose index "
+                                                     + "stores at most the budget per hour of catalog, for each condition and query length.", label: "tab:operating-budgets"),
+                   citing: budget.rows.flatMap { $0.flatMap(\.cites) })
+        for (length, condition) in cells(o) {
+            let name = String(format: "operating-%gs-", length) + condition, table = pointsTable(o, length: length, condition: condition, cites: cites)
+            let caption = LaTeX.escaped("\(condition), \(String(format: "%g", length)) s queries") + ": each operating point's correct top-1 (\\%) at its own calibrated "
+                + "threshold, 95\\,\\% Wilson interval below (bold: the best and every rate whose interval reaches it); stored MiB per hour of catalog; indexing CPU s "
+                + "per hour; query CPU ms (an algorithm's in-process medians, a system's whole processes); on the Pareto front of size or CPU."
+            tables.add(name, table.latex(caption: caption, label: "tab:\(name)"), citing: table.rows.flatMap { $0[0].cites })
+            for axis in ["size", "cpu"] {
+                tables.add(figure: String(figureName(axis, length, condition).dropLast(4)),
+                           caption: LaTeX.escaped("\(condition), \(String(format: "%g", length)) s queries")
+                               + ": correct top-1 against \(axis == "size" ? "index size" : "query CPU") (log scale), one line per algorithm or system; the front dashed.")
+            }
+        }
     }
 
     /// Correct % against a cost on a log scale: one line per name through its points (by cost), the front

@@ -19,8 +19,10 @@ public enum OutputFolder {
     }
 
     /// A report folder this process holds: created, locked, marked incomplete until `write`'s body returns.
+    /// Every SVG put is a figure, drawn again as PDF (`PDFFigures`) before the folder is finished.
     public struct Held {
         public let url: URL
+        fileprivate let figures = PDFFigures.Pending()
         fileprivate init(_ url: URL) { self.url = url }
 
         /// Writes a file of the folder atomically; a name with a folder in it ("tables/x.tex") makes the folder.
@@ -28,6 +30,7 @@ public enum OutputFolder {
             let file = url.appendingPathComponent(name)
             if name.contains("/") { try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true) }
             try data.write(to: file, options: .atomic)
+            if name.hasSuffix(".svg") { figures.add(file) }
         }
         public func put(_ text: String, _ name: String) throws { try put(Data(text.utf8), name) }
     }
@@ -44,7 +47,9 @@ public enum OutputFolder {
         let marker = folder.appendingPathComponent(Self.marker)
         try Data("Written by fpbench (process \(getpid())) and not finished; the files beside this one may mix two runs.\n".utf8)
             .write(to: marker, options: .atomic)
-        let result = try body(Held(folder))
+        let held = Held(folder)
+        let result = try body(held)
+        try PDFFigures.write(held.figures.files)
         try fm.removeItem(at: marker)
         return result
     }

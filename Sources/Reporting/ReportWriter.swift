@@ -26,7 +26,29 @@ public enum ReportWriter {
         try held.put(identifiedFigure(results), "identified.svg")
         let summary = summaryMarkdown(results) { "matrices/\($0.algorithm)/\($0.test).md" }
         try held.put(summary, "summary.md")
+        try latexTables(results).write(into: held)
         try RunPage.write(results, summary: summary, to: held.url)
+    }
+
+    /// The suite's LaTeX: the identification table, each matrix (each source's first query) with its
+    /// heatmap, and the identified figure.
+    static func latexTables(_ results: RunResults) -> LaTeXTables {
+        var tables = LaTeXTables()
+        let identification = identificationTable(results), n = results.references.count
+        let caption = "Identified: the query's own source ranks first among \(n) references, of \(results.draws) quer\(results.draws == 1 ? "y" : "ies") per source "
+            + "and test (the thesis's four tests); 95\\,\\% Wilson interval below (\\%). Bold: the test's best and every count whose interval "
+            + "reaches it. Last row: the chance of identifying by luck."
+        tables.add("identified", identification.latex(caption: caption, label: "tab:identified"), citing: identification.rows.flatMap { $0[0].cites })
+        tables.add(figure: "identified", caption: "Identified (\\%) per algorithm and test, with 95\\,\\% intervals; the line: chance.")
+        for m in results.matrices.map(results.firstQueries) {
+            let name = "matrix-\(m.algorithm)-\(m.test)", s = m.statistics
+            let caption = LaTeX.escaped(results.title(m)) + ": similarity scores (\\%) of each source's first query (rows) against each reference "
+                + "(columns). Bold: the row's maximum; underlined: the query's own source. Identified \(s.identified)/\(s.count); mean own-source score "
+                + "\(percent(s.meanDiagonal))\\,\\%."
+            tables.add(name, matrixTable(m).latex(caption: caption, label: "tab:\(name)"), citing: [])
+            tables.add(figure: "matrices/\(m.algorithm)/\(m.test)", caption: LaTeX.escaped(results.title(m)) + ": the similarity matrix as a heatmap, the own source outlined.")
+        }
+        return tables
     }
 }
 

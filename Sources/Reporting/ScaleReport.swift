@@ -26,17 +26,30 @@ public enum ScaleReport {
             + (points.contains { !$0.syntheticPrintsHeld } ? "A vector algorithm's synthetic tracks are vectors drawn to the real segments' statistics, "
                 + "not held: drawn again when a candidate is verified (in its search time), so its prints column is the real tracks' alone; "
                 + "past \(VectorSearch.exactLimit) segments its index is FAISS's (\(VectorSearch.automatic(count: VectorSearch.exactLimit + 1, dimension: 128)) for 128 floats).\n\n" : "")
-            + "| algorithm | condition | hours | index MiB | prints MiB | peak MiB | search ms (median / p90) | correct | held-out false positives | at the real catalog's threshold |\n"
-            + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-        for p in points {
-            md += "| \(p.algorithm) | \(p.condition) | \(String(format: "%.0f", p.hours)) | \(mib(p.indexBytes)) | \(mib(p.printBytes)) | \(mib(p.peakResidentBytes)) | "
-                + String(format: "%.1f / %.1f", p.searchMilliseconds, p.searchMilliseconds90) + " | \(p.correct)/\(p.positives) | "
-                + "\(p.heldOutFalsePositives)/\(p.heldOutNegatives) | \(p.falsePositivesAtRealThreshold)/\(p.heldOutNegatives) |\n"
-        }
+            + table(points).markdown
+        var tables = LaTeXTables()
+        tables.add("scale", table(points).latex(caption: String(format: "Scale with %g\\,s queries", length) + (degraded ? ", clean and degraded" : "")
+            + ": the catalog grown with synthetic tracks past the real one" + (slices > 1 ? ", built and searched as \(slices) slices" : "")
+            + "; index, fingerprints and peak memory in MiB, search CPU per query in ms, correct answers, and held-out false positives at the "
+            + "threshold calibrated at that size and at the real catalog's.", label: "tab:scale"), citing: [])
         try OutputFolder.write(folder) { held in
             try held.put(CSV.file(header, rows), "scale.csv")
             try held.put(md, "scale.md")
+            try tables.write(into: held)
         }
         return md
+    }
+
+    /// One row per algorithm, condition and size.
+    static func table(_ points: [SyntheticScale.Point]) -> Table {
+        let mib = { (bytes: Int) in String(format: "%.0f", Double(bytes) / 1_048_576) }
+        let columns = [Table.Column("algorithm"), Table.Column("condition")]
+            + ["hours", "index MiB", "prints MiB", "peak MiB", "search ms (median / p90)", "correct", "held-out false positives", "at the real catalog's threshold"]
+                .map { Table.Column($0, numeric: true) }
+        return Table(columns: columns, rows: points.map { p in
+            [p.algorithm, p.condition, String(format: "%.0f", p.hours), mib(p.indexBytes), mib(p.printBytes), mib(p.peakResidentBytes),
+             String(format: "%.1f / %.1f", p.searchMilliseconds, p.searchMilliseconds90), "\(p.correct)/\(p.positives)",
+             "\(p.heldOutFalsePositives)/\(p.heldOutNegatives)", "\(p.falsePositivesAtRealThreshold)/\(p.heldOutNegatives)"].map(Table.Cell.text)
+        })
     }
 }

@@ -118,26 +118,36 @@ func intervals(_ results: RunResults) -> String {
     out += "n/N [95 % Wilson interval]; mean: the mean own-source score [95 % bootstrap interval, 2,000 seeded resamples]. "
     out += String(format: "Chance of identifying by luck with %d references: %.1f %% (the last row). ", results.references.count, 100 * chance)
     out += "Figure: [identified.svg](identified.svg).\n\n"
-    out += "| algorithm | " + tests.map(results.header).joined(separator: " | ") + " |\n|---|" + String(repeating: "---|", count: tests.count) + "\n"
+    return out + identificationTable(results).markdown + results.leftOutNote
+}
+
+/// Identified (and matched) per algorithm and test with their intervals, and the chance row: the model
+/// of summary.md's table and of its LaTeX, where a cell is the identified count with its interval below.
+func identificationTable(_ results: RunResults) -> Table {
+    let tests = results.tests.map(\.definition.id)
+    let chance = results.references.isEmpty ? 0 : 1 / Double(results.references.count)
     func cell(_ k: Int, _ n: Int) -> String {
         let r = Rate(k, of: n)
         return String(format: "%d/%d [%.0f-%.0f]", k, n, 100 * r.low, 100 * r.high)
     }
-    for algorithm in results.algorithms.map(\.identifier) {
-        let cells = tests.map { test -> String in
-            guard let m = results.matrix(algorithm: algorithm, test: test), !m.rows.isEmpty else { return "—" }
-            let rows = Array(m.rows.indices), n = rows.count, s = m.statistics
-            var text = cell(rows.filter(m.isIdentified).count, n)
+    let rows = results.algorithms.map { info -> [Table.Cell] in
+        let algorithm = info.identifier
+        return [Table.Cell(markdown: algorithm, latex: LaTeX.escaped(algorithm), cites: Citation.cited(in: info.profile))] + tests.map { test -> Table.Cell in
+            guard let m = results.matrix(algorithm: algorithm, test: test), !m.rows.isEmpty else { return .missing }
+            let rows = Array(m.rows.indices), n = rows.count, s = m.statistics, identified = rows.filter(m.isIdentified).count
+            var text = cell(identified, n)
             if m.matched != nil { text += " · matched " + cell(rows.filter(m.isMatched).count, n) }
             if let mean = MeanInterval(s.diagonals, seed: derivedSeed(results.seed, "bootstrap", algorithm, test)) {
                 text += String(format: " · mean %.1f %% [%.1f-%.1f]", 100 * mean.mean, 100 * mean.low, 100 * mean.high)
             }
-            return text
+            let rate = Rate(identified, of: n)
+            return Table.Cell(markdown: text, latex: "\(identified)/\(n)", below: String(format: "%.0f--%.0f", 100 * rate.low, 100 * rate.high), rate: rate)
         }
-        out += "| \(algorithm) | " + cells.joined(separator: " | ") + " |\n"
     }
-    out += "| chance | " + tests.map { _ in String(format: "%.1f %%", 100 * chance) }.joined(separator: " | ") + " |\n"
-    return out + results.leftOutNote
+    let chanceRow = [Table.Cell.text("chance")] + tests.map { _ in Table.Cell.text(String(format: "%.1f %%", 100 * chance)) }
+    return Table(columns: [Table.Column("algorithm")] + tests.map { Table.Column(results.header($0), latex: Table.heading(.text(results.header($0)))) },
+                 rows: rows + [chanceRow])
+
 }
 
 /// Each test-2 pair's similarity by the fixed yardstick, a column per test, the mean last.

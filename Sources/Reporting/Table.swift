@@ -23,12 +23,14 @@ struct Table {
         static let missing = Cell(markdown: "—", latex: "--")
     }
 
-    /// A column: its heading, and LaTeX's (nil: LaTeX leaves the column out).
+    /// A column: its heading, and LaTeX's (nil: LaTeX leaves the column out); a numeric one is set right
+    /// in Markdown.
     struct Column {
         var heading: String
         var latex: String?
+        var numeric = false
 
-        init(_ heading: String) { (self.heading, latex) = (heading, LaTeX.escaped(heading)) }
+        init(_ heading: String, numeric: Bool = false) { (self.heading, latex, self.numeric) = (heading, LaTeX.escaped(heading), numeric) }
         init(_ heading: String, latex: String?) { (self.heading, self.latex) = (heading, latex) }
     }
 
@@ -36,30 +38,58 @@ struct Table {
     var rows: [[Cell]]
 
     var markdown: String {
-        "| " + columns.map(\.heading).joined(separator: " | ") + " |\n|" + columns.map { _ in "---|" }.joined() + "\n"
+        "| " + columns.map(\.heading).joined(separator: " | ") + " |\n|" + columns.map { $0.numeric ? "---:|" : "---|" }.joined() + "\n"
             + rows.map { "| " + $0.map(\.markdown).joined(separator: " | ") + " |\n" }.joined()
     }
 
+    /// LaTeX with the model's rows as rows, a cell's works cited after it; a column's rates are compared
+    /// down the column: bold the best and every rate whose 95 % interval reaches it (`caption` must say so).
+    func latex(caption: String, label: String) -> String {
+        let shown = columns.indices.filter { columns[$0].latex != nil }
+        let marked = Dictionary(uniqueKeysWithValues: shown.map { c in (c, Self.marked(rows.map { $0[c] })) })
+        let lines = rows.indices.map { r in
+            Line(cells: shown.map { marked[$0]![r] }, below: shown.map { rows[r][$0].below })
+        }
+        return Self.environment(caption: caption, label: label, head: shown.map { columns[$0].latex! }, lines: lines)
+    }
+
     /// LaTeX with the model's rows as columns: each row's first cell (an algorithm) heads a column,
-    /// each other column of the model becomes a row. A row's rates are compared across the algorithms:
-    /// bold the best and every rate whose 95 % interval reaches it (`caption` must say so).
+    /// each other column of the model becomes a row, whose rates are compared across the algorithms.
     func latexTransposed(caption: String, label: String) -> String {
-        let shown = columns.indices.dropFirst().filter { columns[$0].latex != nil }
+        let lines = columns.indices.dropFirst().filter { columns[$0].latex != nil }.map { c in
+            Line(cells: [columns[c].latex!] + Self.marked(rows.map { $0[c] }), below: [nil] + rows.map { $0[c].below })
+        }
+        return Self.environment(caption: caption, label: label, head: [columns[0].latex ?? ""] + rows.map { Self.heading($0[0]) }, lines: lines)
+    }
+
+    /// A line of a LaTeX table and, set small on the line below, its cells' intervals.
+    struct Line {
+        var cells: [String]
+        var below: [String?]
+    }
+
+    /// A booktabs table, shrunk to the text's width when wider.
+    static func environment(caption: String, label: String, head: [String], lines: [Line]) -> String {
         var s = "\\begin{table}[tbp]\n\\centering\\footnotesize\n\\caption{\(caption)}\\label{\(label)}\n"
         s += "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%\n"
-        s += "\\begin{tabular}{l" + String(repeating: "r", count: rows.count) + "}\n\\toprule\n"
-        s += (columns[0].latex ?? "") + " & " + rows.map { Self.heading($0[0]) }.joined(separator: " & ") + " \\\\\n\\midrule\n"
-        for c in shown {
-            let cells = rows.map { $0[c] }, best = Self.best(cells.compactMap(\.rate))
-            s += (columns[c].latex ?? "") + " & " + cells.map { cell in
-                guard let rate = cell.rate, let best, rate.high >= best else { return cell.latex }
-                return "\\textbf{\(cell.latex)}"
-            }.joined(separator: " & ") + " \\\\\n"
-            if cells.contains(where: { $0.below != nil }) {
-                s += " & " + cells.map { $0.below.map { "{\\scriptsize \($0)}" } ?? "" }.joined(separator: " & ") + " \\\\[2pt]\n"
+        s += "\\begin{tabular}{l" + String(repeating: "r", count: head.count - 1) + "}\n\\toprule\n"
+        s += head.joined(separator: " & ") + " \\\\\n\\midrule\n"
+        for line in lines {
+            s += line.cells.joined(separator: " & ") + " \\\\\n"
+            if line.below.contains(where: { $0 != nil }) {
+                s += line.below.map { $0.map { "{\\scriptsize \($0)}" } ?? "" }.joined(separator: " & ") + " \\\\[2pt]\n"
             }
         }
         return s + "\\bottomrule\n\\end{tabular}}\n\\end{table}\n"
+    }
+
+    /// Cells compared with each other: each one's LaTeX, bold when its rate is the best or its interval reaches the best.
+    static func marked(_ cells: [Cell]) -> [String] {
+        let best = best(cells.compactMap(\.rate))
+        return cells.map { cell in
+            guard let rate = cell.rate, let best, rate.high >= best else { return cell.citedLaTeX }
+            return "\\textbf{\(cell.citedLaTeX)}"
+        }
     }
 
     /// A name set upright over its column; a long one (a variant that names a file) in lines of at most
@@ -88,6 +118,10 @@ enum LaTeX {
             case "<": s += "\\textless{}"
             case ">": s += "\\textgreater{}"
             case "±": s += "$\\pm$"
+            case "×": s += "$\\times$"
+            case "·": s += "$\\cdot$"
+            case "†": s += "$^\\dagger$"
+            case "≤": s += "$\\le$"
             case "—": s += "---"
             case "–": s += "--"
             default: s.append(c)
@@ -97,10 +131,12 @@ enum LaTeX {
     }
 }
 
-/// A run's LaTeX: each table a file of `tables/`, `references.bib` with every work they cite, and
-/// `tables.tex`, a document that inputs them all (pdflatex tables; bibtex tables; pdflatex tables twice).
+/// A run's LaTeX: each table a file of `tables/`, `references.bib` with every work they cite (none: no file), and
+/// `tables.tex`, a document that inputs them all and includes the run's figures as PDF (`PDFFigures`)
+/// with their captions (pdflatex tables; bibtex tables; pdflatex tables twice).
 struct LaTeXTables {
     var tables: [(name: String, latex: String)] = []
+    var figures: [(name: String, caption: String)] = []
     var cited: [Citation] = []
 
     mutating func add(_ name: String, _ latex: String, citing works: [Citation]) {
@@ -108,17 +144,29 @@ struct LaTeXTables {
         cited += works
     }
 
+    /// A figure of the run's folder, NAME.svg drawn as NAME.pdf, with its caption (LaTeX).
+    mutating func add(figure name: String, caption: String) { figures.append((name, caption)) }
+
+    /// A figure as the document includes it from tables/: its PDF at the text's width ({NAME}.pdf, so the
+    /// dots of "detection-0.5s" are not read as an extension), or a box that says why it is missing.
+    static func figure(_ name: String, caption: String) -> String {
+        "\\begin{figure}[tbp]\n\\centering\n\\IfFileExists{../\(name).pdf}{\\includegraphics[width=\\linewidth]{{../\(name)}.pdf}}"
+            + "{\\fbox{\\parbox{0.9\\linewidth}{\\raggedright \(LaTeX.escaped(name)).pdf was not drawn: rsvg-convert (librsvg2-bin) was missing}}}\n"
+            + "\\caption{\(caption)}\\label{fig:\(name)}\n\\end{figure}\n"
+    }
+
     func write(into folder: OutputFolder.Held) throws {
         guard !tables.isEmpty else { return }
         for table in tables { try folder.put(table.latex, "tables/\(table.name).tex") }
-        try folder.put(Citation.bibliography(cited), "tables/references.bib")
+        if !cited.isEmpty { try folder.put(Citation.bibliography(cited), "tables/references.bib") }
         try folder.put(document, "tables/tables.tex")
     }
 
     var document: String {
         "% Every table of this run, as fpbench wrote them. In this folder: pdflatex tables; bibtex tables; pdflatex tables; pdflatex tables\n"
             + "\\documentclass{article}\n\\usepackage{booktabs,graphicx,url}\n\\begin{document}\n"
-            + tables.map { "\\input{\($0.name)}\n" }.joined()
-            + "\\bibliographystyle{plain}\n\\bibliography{references}\n\\end{document}\n"
+            + (tables.map { "\\input{\($0.name).tex}\n" } + figures.map { Self.figure($0.name, caption: $0.caption) })
+                .enumerated().map { $0.offset % 6 == 5 ? $0.element + "\\clearpage\n" : $0.element }.joined()
+            + (cited.isEmpty ? "" : "\\bibliographystyle{plain}\n\\bibliography{references}\n") + "\\end{document}\n"
     }
 }

@@ -27,6 +27,7 @@ import Testing
     @Test func aLongNameIsBrokenOntoLines() {
         #expect(Table.heading(.text("nafp-small")) == "\\rotatebox{90}{nafp-small}")
         #expect(LaTeX.escaped("a_b & 5% <x> {y} ~z^") == "a\\_b \\& 5\\% \\textless{}x\\textgreater{} \\{y\\} \\textasciitilde{}z\\textasciicircum{}")
+        #expect(LaTeX.escaped("a · b × c ≤ d †") == "a $\\cdot$ b $\\times$ c $\\le$ d $^\\dagger$")
         let long = Table.heading(.text("nafp-small@weights=/tmp/nafp-small-retrained.fpnn"))
         #expect(long == "\\rotatebox{90}{\\parbox{3.5cm}{\\raggedright nafp-small@\\allowbreak{}weights=\\allowbreak{}/\\allowbreak{}tmp/\\allowbreak{}nafp-small-retrained.fpnn}}")
     }
@@ -45,26 +46,78 @@ import Testing
         }
     }
 
-    @Test func theReferenceRunsTablesCompile() throws {
-        let tables = ReferenceRunTests.committed.appendingPathComponent("benchmark/tables"), folder = temporaryFolder()
-        let names = try FileManager.default.contentsOfDirectory(atPath: tables.path).sorted()
-        #expect(names.filter { $0.hasPrefix("benchmark-") } == ["benchmark-2s.tex", "benchmark-5s.tex"])
-        for name in names { try FileManager.default.copyItem(at: tables.appendingPathComponent(name), to: folder.appendingPathComponent(name)) }
+    /// A benchmark's folder as a paper takes it: every figure also as PDF (the SVG's width, at most 7 in, its
+    /// font embedded, its text searchable), and tables.tex, every table and figure of the run, compiled with
+    /// pdflatex and bibtex with no undefined citation, no overfull line and no missing file.
+    @Test func aRunsTablesAndFiguresCompile() throws {
+        let (results, costs) = try smallBenchmark(threads: 2, cache: nil)
+        let folder = temporaryFolder()
+        try BenchmarkReport.write(results, costs: costs, to: folder)
+        let figures = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".svg") }.sorted()
+        #expect(figures.count == 3, "\(figures)")  // detection-5s, scores-5s, scaling
+        for figure in figures {
+            let svg = try Data(contentsOf: folder.appendingPathComponent(figure)), pdf = String(figure.dropLast(4)) + ".pdf"
+            let width = try #require(PDFFigures.width(ofSVG: svg))
+            let info = try Self.output(["pdfinfo", pdf], in: folder).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(info.contains(String(format: "Page size: %g x ", min(width, PDFFigures.widestPoints))), "\(pdf): \(info)")
+            let fonts = try Self.output(["pdffonts", pdf], in: folder).split(separator: "\n").dropFirst(2)
+            #expect(!fonts.isEmpty && fonts.allSatisfy { $0.contains(" yes yes yes ") }, "\(pdf): fonts not embedded: \(fonts)")
+            let title = try #require(String(decoding: svg, as: UTF8.self).components(separatedBy: ">").dropFirst(3).first?.components(separatedBy: "<").first)
+            #expect(try Self.output(["pdftotext", pdf, "-"], in: folder).contains(title), "\(pdf) has no text \"\(title)\"")
+        }
+        let document = try Self.compile(folder.appendingPathComponent("tables"), labels: ["tab:benchmark-5s"] + figures.map { "fig:" + $0.dropLast(4) })
+        #expect(document.contains("References") && document.contains("Haitsma"), "the bibliography is not in tables.pdf")
+    }
+
+    /// The committed small reference's suite tables (its identification table, every matrix) compile as
+    /// cleanly; its figures are not committed, so each stands as a box that says so.
+    @Test func theSuitesTablesCompile() throws {
+        let committed = ReferenceRunTests.committed.appendingPathComponent("suite/tables"), folder = temporaryFolder()
+        let names = try FileManager.default.contentsOfDirectory(atPath: committed.path).sorted()
+        #expect(names.contains("identified.tex") && names.filter { $0.hasPrefix("matrix-") }.count >= 20)
+        for name in names { try FileManager.default.copyItem(at: committed.appendingPathComponent(name), to: folder.appendingPathComponent(name)) }
+        let labels = names.filter { $0.hasSuffix(".tex") && $0 != "tables.tex" }.map { "tab:" + $0.dropLast(4) }
+        let document = try Self.compile(folder, labels: labels, figuresDrawn: false)
+        #expect(document.contains("Identified"))
+    }
+
+    /// Compiles tables.tex in `folder` (pdflatex, bibtex, pdflatex twice): no error, no undefined citation
+    /// or reference, no overfull line, no missing file or figure, no bitmap (Type 3) font, every label
+    /// set. The PDF's text.
+    static func compile(_ folder: URL, labels: [String], figuresDrawn: Bool = true) throws -> String {
         let pdflatex = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "tables.tex"]
-        for command in [pdflatex, ["bibtex", "tables"], pdflatex, pdflatex] {
-            let status = try Self.run(command, in: folder)
+        let cites = try String(contentsOf: folder.appendingPathComponent("tables.tex"), encoding: .utf8).contains("\\bibliography{references}")
+        for command in [pdflatex] + (cites ? [["bibtex", "tables"]] : []) + [pdflatex, pdflatex] {
+            let status = try run(command, in: folder)
             try #require(status == 0, "\(command.joined(separator: " ")) failed (\(status)): see \(folder.path)/tables.log (Debian's TeX: scripts/setup.sh texlive-latex-recommended)")
         }
         let log = try String(contentsOf: folder.appendingPathComponent("tables.log"), encoding: .utf8)
-        let bibliography = try String(contentsOf: folder.appendingPathComponent("tables.blg"), encoding: .utf8)
         for trouble in ["Overfull \\hbox", "undefined", "Undefined", "No file", "Warning"] { #expect(!log.contains(trouble), "tables.log says \(trouble)") }
-        #expect(!bibliography.contains("Warning--"), "\(bibliography)")
-        let labels = try String(contentsOf: folder.appendingPathComponent("tables.aux"), encoding: .utf8)
-        for table in names where table.hasPrefix("benchmark-") {
-            #expect(labels.contains("\\newlabel{tab:\(table.dropLast(4))}"), "\(table) is not in the document")
+        if cites {
+            let bibliography = try String(contentsOf: folder.appendingPathComponent("tables.blg"), encoding: .utf8)
+            #expect(!bibliography.contains("Warning--"), "\(bibliography)")
         }
-        let pdf = try Data(contentsOf: folder.appendingPathComponent("tables.pdf"))
-        #expect(pdf.starts(with: Data("%PDF".utf8)) && pdf.count > 10_000)
+        let aux = try String(contentsOf: folder.appendingPathComponent("tables.aux"), encoding: .utf8)
+        for label in labels { #expect(aux.contains("\\newlabel{\(label)}"), "\(label) is not in the document") }
+        #expect(!(try output(["pdffonts", "tables.pdf"], in: folder)).contains("Type 3"), "tables.pdf has a bitmap (Type 3) font")
+        let text = try output(["pdftotext", "tables.pdf", "-"], in: folder)
+        if figuresDrawn { #expect(!text.contains("was not drawn"), "a figure is missing from tables.pdf") }
+        return text
+    }
+
+    /// A command's standard output; it must succeed.
+    static func output(_ command: [String], in folder: URL) throws -> String {
+        let process = Process(), pipe = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command
+        process.currentDirectoryURL = folder
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "\(command.joined(separator: " ")) failed in \(folder.path) (poppler-utils: scripts/setup.sh poppler-utils)")
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// Runs a command (found on PATH) in `folder`, its output discarded; its exit status.

@@ -9,7 +9,13 @@ import Testing
 @Suite struct ReferenceRunTests {
     static let committed = repositoryRoot.appendingPathComponent("Reports/ci-reference")
     static let files = ["suite/summary.md", "suite/results.csv", "benchmark/metrics.csv", "benchmark/answers.csv"]
-        + ["benchmark-2s.tex", "benchmark-5s.tex", "references.bib", "tables.tex"].map { "benchmark/tables/\($0)" }
+
+    /// The LaTeX each part wrote (`tables/`), every file compared; a table written or lost fails too.
+    static func tables(in folder: URL) -> [String] {
+        ["suite", "benchmark"].flatMap { part in
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("\(part)/tables").path)) ?? []).map { "\(part)/tables/\($0)" }
+        }.sorted()
+    }
 
     /// Where two texts first differ: the line number and both lines, or nil when they are the same.
     static func firstDifference(_ committed: String, _ now: String) -> String? {
@@ -31,7 +37,9 @@ import Testing
         try process.run()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "scripts/ci-reference.sh \(out.path) failed (exit status \(process.terminationStatus))")
-        for file in Self.files {
+        let tables = Self.tables(in: Self.committed)
+        #expect(tables.count > 10 && tables == Self.tables(in: out), "the tables written are not the committed ones: \(Self.tables(in: out))")
+        for file in Self.files + tables {
             let committed = try String(contentsOf: Self.committed.appendingPathComponent(file), encoding: .utf8)
             let now = try String(contentsOf: out.appendingPathComponent(file), encoding: .utf8)
             let moved = Self.firstDifference(committed, now)

@@ -81,6 +81,8 @@ import Testing
             #expect(counter.texts.contains("noise (dBFS)"))
             #expect(counter.texts.contains("chance") == (name == "accuracy.svg"), "the chance line belongs to the accuracy chart")
         }
+        // Its LaTeX (the rate per level, the figures as PDF) compiles clean.
+        _ = try LaTeXTablesTests.compile(folder.appendingPathComponent("tables"), labels: ["tab:sweep-levels", "fig:accuracy", "fig:diagonal"])
         // A rate chart: one bar per algorithm and test, the chance line, well-formed.
         let bars = Figures.rateBars(title: "t", yLabel: "identified (%)", groups: ["t1", "t2"], chance: 0.25,
                                     series: [("a", [Rate(3, of: 4), nil]), ("b", [Rate(1, of: 4), Rate(0, of: 4)])])

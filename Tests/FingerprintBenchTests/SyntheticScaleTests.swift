@@ -116,6 +116,7 @@ import Testing
         let lines = try String(contentsOf: folder.appendingPathComponent("scale.csv"), encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 5 && lines[0].split(separator: ",").count == 16)
         #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("\"constellation@fanOut=5,queryShifts=1\",") && $0.split(separator: ",").count == 17 }, "\(lines)")
+        #expect(try LaTeXTablesTests.compile(folder.appendingPathComponent("tables"), labels: ["tab:scale"]).contains("skip-1s"))
         #expect(md.contains("| constellation@fanOut=5,queryShifts=1 | skip-1s | ") && md.contains("clean and degraded") && !FileManager.default.fileExists(atPath: folder.appendingPathComponent(OutputFolder.marker).path))
 
         var keyless = configuration

@@ -76,10 +76,32 @@ public struct Citation: Sendable, Hashable, CustomStringConvertible {
       pages = {3025--3029},
       year = {2021}
     """)
+    public static let olaf = Citation("six2023olaf", "Six 2023 (Olaf)", kind: "article", """
+      author = {Six, Joren},
+      title = {Olaf: a lightweight, portable audio search system},
+      journal = {Journal of Open Source Software},
+      volume = {8},
+      number = {87},
+      pages = {5459},
+      doi = {10.21105/joss.05459},
+      year = {2023}
+    """)
+    public static let dejavu = Citation("drevo2014dejavu", "Drevo 2014 (Dejavu)", kind: "misc", """
+      author = {Drevo, Will},
+      title = {Dejavu: Audio fingerprinting and recognition in Python},
+      howpublished = {\\url{https://github.com/worldveil/dejavu}},
+      year = {2014}
+    """)
+    public static let chromaprint = Citation("lalinsky2010chromaprint", "Chromaprint (AcoustID)", kind: "misc", """
+      author = {Lalinsk{\\'y}, Luk{\\'a}{\\v{s}}},
+      title = {Chromaprint: the AcoustID audio fingerprinting library},
+      howpublished = {\\url{https://acoustid.org/chromaprint}},
+      year = {2010}
+    """)
 
     /// Every work cited, in the order a bibliography lists them.
     public static let all: [Citation] = [thesis, haitsmaKalker, wang, balujaCovell, audfprint, soundFingerprinting, sonnleitnerWidmer,
-                                         panako, panakoConfiguration, nafp]
+                                         panako, panakoConfiguration, nafp, olaf, dejavu, chromaprint]
 
     /// The works a profile's sources name, one per bibliography entry, in `all`'s order.
     public static func cited(in profile: Profile) -> [Citation] {
