@@ -2,6 +2,7 @@
 // FingerprintBench: compare audio-fingerprint algorithms on real audio, reproducibly.
 // Layers, one way: C libraries -> AudioIO -> DSP -> Fingerprinting and Degradation -> OutsidePrograms (outside systems, external commands, fpcalc)
 // -> Evaluation -> SuiteEvaluation and BenchmarkEvaluation (neither sees the other) -> Reporting -> fpbench.
+// Each target names every module of this package it imports (scripts/test_imports.py, in the test command).
 import PackageDescription
 
 let package = Package(
@@ -42,14 +43,14 @@ let package = Package(
         .target(name: "Degradation", dependencies: ["AudioIO", "DSP", "CRubberBand"]),
         .target(name: "OutsidePrograms", dependencies: ["AudioIO", "Fingerprinting", "CFiles"]),
         // What both engines use: datasets, the fingerprint cache, results files and their shards, statistics.
-        .target(name: "Evaluation", dependencies: ["Fingerprinting", "Degradation", "OutsidePrograms"]),
+        .target(name: "Evaluation", dependencies: ["AudioIO", "DSP", "Fingerprinting", "Degradation", "OutsidePrograms"]),
         // The thesis suite: similarity matrices from the four tests.
-        .target(name: "SuiteEvaluation", dependencies: ["Evaluation"]),
+        .target(name: "SuiteEvaluation", dependencies: ["AudioIO", "DSP", "Fingerprinting", "Degradation", "Evaluation"]),
         // The identification benchmark: whole tracks indexed, degraded queries found among them.
-        .target(name: "BenchmarkEvaluation", dependencies: ["Evaluation"]),
-        .target(name: "Reporting", dependencies: ["SuiteEvaluation", "BenchmarkEvaluation"]),
+        .target(name: "BenchmarkEvaluation", dependencies: ["AudioIO", "DSP", "Fingerprinting", "Degradation", "OutsidePrograms", "Evaluation"]),
+        .target(name: "Reporting", dependencies: ["AudioIO", "Fingerprinting", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation"]),
         .executableTarget(name: "fpbench", dependencies: [
-            "Fingerprinting", "AudioIO", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Reporting",
+            "Fingerprinting", "AudioIO", "Degradation", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Reporting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "FingerprintBenchTests", dependencies: ["fpbench", "Fingerprinting", "AudioIO", "DSP", "CGSL", "Degradation", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Reporting"],

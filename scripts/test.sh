@@ -32,6 +32,7 @@ timed scripts/fetch-dataset.sh ci
 timed scripts/fetch-dataset.sh catalog-ci
 timed scripts/install-pyroomacoustics.sh  # the reference the room model is tested against (RoomModelTests)
 timed python3 scripts/test_manifests.py
+timed python3 scripts/test_imports.py
 timed python3 scripts/test_renders.py
 timed /usr/bin/python3 scripts/test_pandas_docs.py
 # The learned fingerprint's training script, one batch on generated audio (CI never trains; docs/learned.md).

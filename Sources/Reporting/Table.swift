@@ -157,6 +157,12 @@ struct LaTeXTables {
 
     func write(into folder: OutputFolder.Held) throws {
         guard !tables.isEmpty else { return }
+        // A table or bibliography an earlier run wrote here and this one does not (a query length left out) goes.
+        let tablesFolder = folder.url.appendingPathComponent("tables"), written = Set(tables.map { "\($0.name).tex" } + ["tables.tex", "references.bib"])
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: tablesFolder.path)) ?? []
+        where (name.hasSuffix(".tex") || name == "references.bib") && !written.contains(name) {
+            try FileManager.default.removeItem(at: tablesFolder.appendingPathComponent(name))
+        }
         for table in tables { try folder.put(table.latex, "tables/\(table.name).tex") }
         if !cited.isEmpty { try folder.put(Citation.bibliography(cited), "tables/references.bib") }
         try folder.put(document, "tables/tables.tex")

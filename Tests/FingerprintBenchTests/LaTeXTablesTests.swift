@@ -52,7 +52,10 @@ import Testing
     @Test func aRunsTablesAndFiguresCompile() throws {
         let (results, costs) = try smallBenchmark(threads: 2, cache: nil)
         let folder = temporaryFolder()
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("tables"), withIntermediateDirectories: true)
+        try Data("% an earlier run's table of a length this run leaves out\n".utf8).write(to: folder.appendingPathComponent("tables/benchmark-10s.tex"))
         try BenchmarkReport.write(results, costs: costs, to: folder)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("tables/benchmark-10s.tex").path), "a stale table stayed")
         let figures = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".svg") }.sorted()
         #expect(figures.count == 3, "\(figures)")  // detection-5s, scores-5s, scaling
         for figure in figures {
