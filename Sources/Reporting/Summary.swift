@@ -110,7 +110,6 @@ private func table(_ results: RunResults, families: [String]?, matrixLink: (Simi
 /// Identified and matched per algorithm and test, each with its 95 % Wilson interval, the mean
 /// diagonal score with its seeded bootstrap interval, and the chance of identifying a source by luck.
 func intervals(_ results: RunResults) -> String {
-    let tests = results.tests.map(\.definition.id)
     let chance = results.references.isEmpty ? 0 : 1 / Double(results.references.count)
     var out = "\n## Identified and matched, with 95 % intervals\n\n"
     out += "n = \(results.draws) quer\(results.draws == 1 ? "y" : "ies") per source and test. Identified: the own source ranks first in the row. "

@@ -40,7 +40,6 @@ public enum SweepReport {
 
     /// sweep.md: the rate per level with its interval, then the breaking points.
     static func markdown(_ record: SweepRecord) -> String {
-        let algorithms = orderedUnique(record.points.map(\.algorithm)), levels = orderedUnique(record.points.map(\.level)).sorted()
         var md = "# Sweep: \(record.axis)\n\nfpbench \(record.tool) · dataset `\(record.dataset)` · seed \(record.seed)\n\n"
         md += "![\(record.rate)](accuracy.svg)\n\n## \(record.rate.prefix(1).uppercased() + record.rate.dropFirst()) (%) per level\n\n"
         md += "Each cell: \(record.rate) [95 % Wilson interval]"
