@@ -94,13 +94,14 @@ enum OperatingReport {
                    citing: budget.rows.flatMap { $0.flatMap(\.cites) })
         for (length, condition) in cells(o) {
             let name = String(format: "operating-%gs-", length) + condition, table = pointsTable(o, length: length, condition: condition, cites: cites)
-            let caption = LaTeX.escaped("\(condition), \(String(format: "%g", length)) s queries") + ": each operating point's correct top-1 (\\%) at its own calibrated "
+            let cell = LaTeX.escaped("\(condition), \(String(format: "%g", length)) s queries")
+            let caption = cell + ": each operating point's correct top-1 (\\%) at its own calibrated "
                 + "threshold, 95\\,\\% Wilson interval below (bold: the best and every rate whose interval reaches it); stored MiB per hour of catalog; indexing CPU s "
                 + "per hour; query CPU ms (an algorithm's in-process medians, a system's whole processes); on the Pareto front of size or CPU."
             tables.add(name, table.latex(caption: caption, label: "tab:\(name)"), citing: table.rows.flatMap { $0[0].cites })
             for axis in ["size", "cpu"] {
                 tables.add(figure: String(figureName(axis, length, condition).dropLast(4)),
-                           caption: LaTeX.escaped("\(condition), \(String(format: "%g", length)) s queries")
+                           caption: cell
                                + ": correct top-1 against \(axis == "size" ? "index size" : "query CPU") (log scale), one line per algorithm or system; the front dashed.")
             }
         }

@@ -8,7 +8,6 @@ public enum ScaleReport {
     /// Writes both files and returns the Markdown.
     @discardableResult
     public static func write(_ points: [SyntheticScale.Point], length: Double, slices: Int, command: String, version: String, to folder: URL) throws -> String {
-        let mib = { (bytes: Int) in String(format: "%.0f", Double(bytes) / 1_048_576) }
         let header = ["algorithm", "condition", "hours (synthetic past the real catalog)", "synthetic tracks", "index MiB", "prints MiB", "build s", "peak resident MiB",
                       "search ms median", "search ms p90", "positives", "correct", "threshold", "held-out negatives", "held-out false positives",
                       "false positives at the real catalog's threshold"]
@@ -40,9 +39,11 @@ public enum ScaleReport {
         return md
     }
 
+    /// Bytes as whole MiB.
+    static func mib(_ bytes: Int) -> String { String(format: "%.0f", Double(bytes) / 1_048_576) }
+
     /// One row per algorithm, condition and size.
     static func table(_ points: [SyntheticScale.Point]) -> Table {
-        let mib = { (bytes: Int) in String(format: "%.0f", Double(bytes) / 1_048_576) }
         let columns = [Table.Column("algorithm"), Table.Column("condition")]
             + ["hours", "index MiB", "prints MiB", "peak MiB", "search ms (median / p90)", "correct", "held-out false positives", "at the real catalog's threshold"]
                 .map { Table.Column($0, numeric: true) }
