@@ -2,7 +2,7 @@
 # The field's systems on the same table: installs each outside system of Systems/ (its own install.sh;
 # one that cannot be installed here is said and left out), then runs the identification benchmark on the
 # catalog (the same seed, queries, conditions and negatives as Reports/benchmark) with the reference's
-# indexed algorithms and every installed system, then Chromaprint's fpcalc with our AcoustID-style index
+# indexed algorithms and every installed system (Olaf also at its over-the-air setting), then Chromaprint's fpcalc with our AcoustID-style index
 # (Algorithms/chromaprint-fpcalc-indexed.json) and the runs below. The reference: Reports/benchmark-systems.
 #   scripts/benchmark-systems.sh [--out FOLDER] [more fpbench benchmark options]
 # Without network, give the systems built from source a local copy, for example
@@ -23,13 +23,17 @@ chosen=()
 for s in $systems; do
     if Systems/$s/install.sh; then chosen+=(--system "Systems/$s/$s.json"); else echo "benchmark-systems: $s left out: its install failed (above)" >&2; fi
 done
+# Olaf twice: at its defaults and at its own over-the-air setting (olaf.json's variant).
+variants() { for a in "$@"; do echo "$a"; if [ "$a" = Systems/olaf/olaf.json ]; then printf '%s\n' --system "$a@over-the-air"; fi; done; }
+mapfile -t chosen < <(variants "${chosen[@]}")
 .build/release/fpbench benchmark --dataset catalog "${chosen[@]}" \
-    --algorithms constellation haitsma-kalker waveprint panako panako@dense quads --out "$out" "$@"
+    --algorithms constellation haitsma-kalker waveprint panako panako@dense quads nafp-small --out "$out" "$@"
 # The rooms (the reference's simulated rooms, beside the clean queries and test 4's hall), with every system
-# installed here but Panako's release (ROOM_SYSTEMS to choose), beside constellation.
+# installed here but Panako's release (ROOM_SYSTEMS to choose), beside constellation and nafp-small.
 rooms=()
 for s in ${ROOM_SYSTEMS:-olaf audfprint qfp}; do [[ " ${chosen[*]} " == *" Systems/$s/$s.json "* ]] && rooms+=(--system "Systems/$s/$s.json"); done
-.build/release/fpbench benchmark --dataset catalog "${rooms[@]}" --algorithms constellation \
+mapfile -t rooms < <(variants "${rooms[@]}")
+.build/release/fpbench benchmark --dataset catalog "${rooms[@]}" --algorithms constellation nafp-small \
     --conditions clean playback room-0.3s room-0.8s room-1.5s --out "$out/rooms" "$@"
 # Runs on the same seed's queries, each beside constellation (whose rows equal the main run's): Chromaprint
 # with our word index; Panako's release with its match filters off (a diagnostic variant, 10 s); Dejavu (10 s).

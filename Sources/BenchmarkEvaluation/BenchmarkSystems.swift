@@ -127,7 +127,10 @@ extension Benchmark {
         let settings = (d.settings ?? []).map { setting -> Parameter in
             let value = indexed.system.settingValues[setting.name] ?? setting.text(setting.default)
             let changed = value != setting.text(setting.default)
-            return Parameter(setting.name, value, source: changed ? "changed from the default (\(setting.text(setting.default)), \(setting.source))" : setting.source)
+            let byVariant = indexed.system.variant.flatMap { variant in
+                variant.settings[setting.name].flatMap { exactText($0) == value ? " by its variant \(variant.name): \(variant.source)" : nil }
+            } ?? ""
+            return Parameter(setting.name, value, source: changed ? "changed from the default (\(setting.text(setting.default)), \(setting.source))\(byVariant)" : setting.source)
         }
         let works = (d.cites ?? []).compactMap { key in Citation.all.first { $0.key == key } }
         let profile = Profile(d.parameters + settings + works.map { Parameter("work", $0.key, source: $0.short) } + [

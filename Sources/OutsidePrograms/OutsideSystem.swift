@@ -15,11 +15,30 @@ public struct OutsideSystem: Sendable {
     /// Every setting's value, as the system is given it (the default unless changed).
     public private(set) var settingValues: [String: String]
 
+    /// The named variant it runs as (`FILE@NAME`), if any.
+    public private(set) var variant: SystemDescription.Variant?
+
+    /// The system of a system file, or of one of its named variants: `FILE@NAME`.
     public init(file: String) throws {
-        description = try SystemDescription.load(file)
-        folder = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path
+        let (path, name) = Self.fileAndVariant(file)
+        description = try SystemDescription.load(path)
+        folder = URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path
         identifier = description.identifier
         settingValues = Dictionary(uniqueKeysWithValues: (description.settings ?? []).map { ($0.name, $0.text($0.default)) })
+        guard let name else { return }
+        guard let variant = description.variants?.first(where: { $0.name == name }) else {
+            let names = (description.variants ?? []).map(\.name)
+            throw SystemError(system: path, reason: "no variant '\(name)'" + (names.isEmpty ? ": the file names none" : "; its variants: \(names.joined(separator: ", "))"))
+        }
+        for (setting, value) in variant.settings { settingValues[setting] = exactText(value) }
+        identifier += "@" + name
+        self.variant = variant
+    }
+
+    /// `FILE@NAME` split in two (a file whose own name holds @ is taken whole).
+    static func fileAndVariant(_ text: String) -> (file: String, variant: String?) {
+        guard let at = text.lastIndex(of: "@"), !RegularFile.isRegular(text) else { return (text, nil) }
+        return (String(text[..<at]), String(text[text.index(after: at)...]))
     }
 
     /// The system with some settings changed (`--set SYSTEM.NAME=VALUE`), named `SYSTEM@NAME=VALUE,...`
@@ -39,7 +58,7 @@ public struct OutsideSystem: Sendable {
             changed.settingValues[name] = setting.text(value)
             names.append("\(name)=\(setting.text(value))")
         }
-        changed.identifier = description.identifier + "@" + names.joined(separator: ",")
+        changed.identifier = identifier + (variant == nil ? "@" : ",") + names.joined(separator: ",")
         return changed
     }
 

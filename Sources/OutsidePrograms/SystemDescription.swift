@@ -33,6 +33,9 @@ public struct SystemDescription: Sendable, Codable, Equatable {
     public var parameters: [Parameter]
     /// What a user may change (`--set SYSTEM.NAME=VALUE`, `fpbench sweep operating`), each with its documented default.
     public var settings: [Setting]?
+    /// Settings the system's own documentation gives for a use (Olaf's over-the-air setting), each run as
+    /// `--system FILE@NAME` and named `SYSTEM@NAME` in every table.
+    public var variants: [Variant]?
     /// The system's analysis hop in seconds at its default settings, as its documentation gives it: the grid
     /// `fpbench sweep skew` puts query starts on.
     public var frameHopSeconds: Double?
@@ -60,6 +63,13 @@ public struct SystemDescription: Sendable, Codable, Equatable {
             guard !integer || abs(value) < 1e15 else { return fail("takes whole numbers below 10^15, not \(text)") }
             return .success(value)
         }
+    }
+
+    /// Named values of some settings, with where the system documents them.
+    public struct Variant: Sendable, Codable, Equatable {
+        public var name: String
+        public var settings: [String: Double]
+        public var source: String
     }
 
     /// Placeholders fpbench fills itself: no setting may take their names.
@@ -125,7 +135,25 @@ public struct SystemDescription: Sendable, Codable, Equatable {
         if let key = (cites ?? []).first(where: { key in !Citation.all.contains { $0.key == key } }) {
             return "cites: no work has the key '\(key)' (the keys: \(Set(Citation.all.map(\.key)).sorted().joined(separator: ", ")))"
         }
-        return answers.problem ?? settingsProblem
+        return answers.problem ?? settingsProblem ?? variantsProblem
+    }
+
+    var variantsProblem: String? {
+        let all = variants ?? [], settings = self.settings ?? []
+        if Set(all.map(\.name)).count != all.count { return "variants: two have the same name" }
+        for variant in all {
+            if variant.name.isEmpty || !variant.name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+                return "variants: '\(variant.name)': letters, digits, - and _ only"
+            }
+            if variant.settings.isEmpty { return "variants: \(variant.name) changes no setting" }
+            for (name, value) in variant.settings.sorted(by: { $0.key < $1.key }) {
+                guard let setting = settings.first(where: { $0.name == name }) else {
+                    return "variants: \(variant.name): no setting '\(name)'" + (settings.isEmpty ? "" : "; the settings: \(settings.map(\.name).joined(separator: ", "))")
+                }
+                if case .failure(let error) = setting.value(exactText(value)) { return "variants: \(variant.name): \(name): \(error.reason)" }
+            }
+        }
+        return nil
     }
 
     var settingsProblem: String? {

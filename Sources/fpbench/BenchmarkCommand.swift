@@ -67,7 +67,7 @@ struct BenchmarkCommand: ParsableCommand {
     var keyCounts: String?
     @Flag(help: "With --catalog-shard: stage one only: count the keys this slice's tracks post into --key-counts (their fingerprints go to the cache), then stop.")
     var countKeys = false
-    @Option(help: "A system file (Systems/NAME/NAME.json): an outside system run beside the algorithms; repeatable.")
+    @Option(help: "A system file (Systems/NAME/NAME.json), or one of its named variants (FILE@NAME: Systems/olaf/olaf.json@over-the-air): an outside system run beside the algorithms; repeatable.")
     var system: [String] = []
     @Option(help: "Where outside systems keep their indexes (default: systems/ beside the fingerprint cache, .fpbench-cache/systems; OUT/systems with --no-cache).")
     var systemState: String?

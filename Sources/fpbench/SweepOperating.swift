@@ -29,7 +29,7 @@ extension SweepCommand {
             "TARGET.PARAMETER=V1,V2,...: an algorithm (or a named variant, panako@dense) or a system given with --system, at each value (repeatable).",
             valueName: "TARGET.PARAMETER=VALUES"))
         var points: [String]
-        @Option(help: "A system file (Systems/NAME/NAME.json) whose settings a --point names; repeatable.") var system: [String] = []
+        @Option(help: "A system file (Systems/NAME/NAME.json, or FILE@VARIANT) whose settings a --point names; repeatable.") var system: [String] = []
         @Option(parsing: .upToNextOption, help: "Query lengths in seconds.") var lengths: [Double] = [5, 10]
         @Option(parsing: .upToNextOption, help: "Condition ids (`fpbench benchmark --help` lists them).")
         var conditions: [String] = ["clean", "white-0dB", "babble-5dB", "room-0.8s"]

@@ -21,7 +21,7 @@ extension SweepCommand {
             """)
 
         @Option(parsing: .upToNextOption, help: "Algorithms (or variants) to sweep.") var algorithms: [String] = []
-        @Option(help: "A system file (Systems/NAME/NAME.json) with frameHopSeconds; repeatable.") var system: [String] = []
+        @Option(help: "A system file (Systems/NAME/NAME.json, or FILE@VARIANT) with frameHopSeconds; repeatable.") var system: [String] = []
         @Option(help: "Shares of a hop: the queries are moved by 0, 1/steps, ... 1 hop.") var steps = 4
         @Option(parsing: .upToNextOption, help: "Query lengths in seconds.") var lengths: [Double] = [5, 10]
         @Option(parsing: .upToNextOption, help: "Condition ids (`fpbench benchmark --help` lists them).") var conditions: [String] = ["clean", "white-0dB"]

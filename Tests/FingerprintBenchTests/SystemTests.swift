@@ -287,6 +287,13 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
             return index.values.first!.count
         }
         #expect(try changes(system) == 29 && changes(slower) == 14)
+
+        // A named variant of the file (FILE@NAME): its values, its own name and index, its source in the profile.
+        let coarse = try OutsideSystem(file: example + "@coarse")
+        #expect(coarse.identifier == "envelope-example@coarse" && coarse.settingsKey == "frame_ms=200" && coarse.variant?.name == "coarse")
+        #expect(try changes(coarse) == 14)
+        #expect(try coarse.variant([("frame_ms", "100")]).identifier == "envelope-example@coarse,frame_ms=100")
+        #expect { try OutsideSystem(file: example + "@fine") } throws: { "\($0)".contains("no variant 'fine'; its variants: coarse") }
     }
 
     @Test func brokenSettingsAreRefusedWithTheReason() throws {
@@ -302,6 +309,9 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         #expect(refusal { $0.replacingOccurrences(of: "frame_ms", with: "state") }.contains("settings: 'state' is a placeholder fpbench fills itself"))
         #expect(refusal { $0.replacingOccurrences(of: "\"default\": 100", with: "\"default\": 10") }.contains("settings: frame_ms: its default 10.0 is outside 20-1000"))
         #expect(refusal { $0.replacingOccurrences(of: "\"default\": 100", with: "\"default\": 100.5") }.contains("settings: frame_ms: its default takes whole numbers, not 100.5"))
+        #expect(refusal { $0.replacingOccurrences(of: "{\"frame_ms\": 200}", with: "{\"frame\": 200}") }.contains("variants: coarse: no setting 'frame'; the settings: frame_ms"))
+        #expect(refusal { $0.replacingOccurrences(of: "{\"frame_ms\": 200}", with: "{\"frame_ms\": 2000}") }.contains("variants: coarse: frame_ms: 2000 is outside 20-1000"))
+        #expect(refusal { $0.replacingOccurrences(of: "{\"frame_ms\": 200}", with: "{}") }.contains("variants: coarse changes no setting"))
     }
 }
 
