@@ -18,6 +18,8 @@ Systems/audfprint/install.sh
     --point panako@dense.peakBinRadius=15,25,40 \
     --system Systems/audfprint/audfprint.json --point audfprint.density=10,20,60,180 \
     --system Systems/olaf/olaf.json --point olaf.filter_size_time=12,24,48 \
+    --system Systems/olaf/olaf.json@over-the-air --point olaf@over-the-air.filter_size_time=12,24,48 \
+    --point nafp-small.hopSeconds=0.25,0.5,1 \
     --out "$out"
 .build/release/fpbench sweep skew --dataset catalog --system-state .fpbench-cache/systems \
     --algorithms constellation constellation@queryShifts=1 haitsma-kalker panako@dense \

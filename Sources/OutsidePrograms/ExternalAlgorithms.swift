@@ -217,7 +217,7 @@ public struct ExternalVectorAlgorithm: ExternalKind {
 }
 
 /// An external algorithm's catalog index: brute force or its words looked up.
-public enum ExternalIndex: FingerprintIndex {
+public enum ExternalIndex: StoredIndex {
     case bruteForce(BruteForceIndex<ExternalFingerprint>)
     case words(WordLookup<ExternalFingerprint>)
 

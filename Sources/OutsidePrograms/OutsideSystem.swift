@@ -58,7 +58,7 @@ public struct OutsideSystem: Sendable {
             changed.settingValues[name] = setting.text(value)
             names.append("\(name)=\(setting.text(value))")
         }
-        changed.identifier = identifier + (variant == nil ? "@" : ",") + names.joined(separator: ",")
+        changed.identifier = identifier + "@" + names.joined(separator: ",")
         return changed
     }
 

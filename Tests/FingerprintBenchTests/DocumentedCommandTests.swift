@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchmarkEvaluation
 import Foundation
 @testable import fpbench
 import Testing
@@ -12,6 +13,19 @@ import Testing
     @Test func theCitationNamesThisVersion() throws {
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent("CITATION.cff"), encoding: .utf8)
         #expect(text.split(separator: "\n").contains("version: \(fpbenchVersion)"), "CITATION.cff's version is not \(fpbenchVersion)")
+    }
+
+    /// docs/commands.md's synopsis of the benchmark shows its defaults as the example values.
+    @Test func theBenchmarkSynopsisShowsTheDefaults() throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/commands.md"), encoding: .utf8)
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("$B benchmark [") })
+        func shown(_ option: String) -> String? {
+            line.firstMatch(of: try! Regex("\\[--\(option) ([^\\]]+)\\]")).flatMap { $0.output[1].substring.map(String.init) }
+        }
+        let spec = BenchmarkSpec()
+        #expect(shown("lengths") == spec.queryLengths.map { String(format: "%g", $0) }.joined(separator: " "))
+        #expect(shown("queries") == String(spec.queriesPerLength))
+        #expect(shown("negatives") == String(spec.negativesPerLength))
     }
 
     /// The commands in fenced blocks (continuation lines joined, comments dropped) and inline ones, with their file.

@@ -292,7 +292,7 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         let coarse = try OutsideSystem(file: example + "@coarse")
         #expect(coarse.identifier == "envelope-example@coarse" && coarse.settingsKey == "frame_ms=200" && coarse.variant?.name == "coarse")
         #expect(try changes(coarse) == 14)
-        #expect(try coarse.variant([("frame_ms", "100")]).identifier == "envelope-example@coarse,frame_ms=100")
+        #expect(try coarse.variant([("frame_ms", "100")]).identifier == "envelope-example@coarse@frame_ms=100")
         #expect { try OutsideSystem(file: example + "@fine") } throws: { "\($0)".contains("no variant 'fine'; its variants: coarse") }
     }
 

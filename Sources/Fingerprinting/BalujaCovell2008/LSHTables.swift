@@ -78,7 +78,7 @@ struct AlignedVoteMatcher {
 /// The catalog index: every (table, key) of every reference image in one inverted file. A query image
 /// hits a reference image sharing keys in enough tables; hits vote for (reference, offset), and the
 /// references with the most aligned hits are the candidates.
-public struct LSHIndex: FingerprintIndex, PostingsHolder {
+public struct LSHIndex: StoredIndex, PostingsHolder {
     let parameters: Waveprint.Parameters
     var postings = Postings(keyBits: 32)
     /// The global hop of every catalog image (references laid end to end in hops), by global position.

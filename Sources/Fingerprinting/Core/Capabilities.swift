@@ -28,10 +28,3 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     /// The names of the capabilities this set holds.
     public var names: [String] { Self.named.filter { contains($0.capability) }.map(\.name) }
 }
-
-extension AlgorithmRegistry {
-    /// The built-in algorithms with every one of `capabilities`, by identifier (for help texts and messages).
-    public static func identifiers(with capabilities: Capabilities) -> [String] {
-        all.filter { $0.capabilities.isSuperset(of: capabilities) }.map(\.identifier)
-    }
-}

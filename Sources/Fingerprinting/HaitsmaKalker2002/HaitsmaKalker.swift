@@ -90,3 +90,11 @@ public struct HKFingerprint: WordFingerprint, Equatable {
     public var subFingerprintCount: Int { words.count }
     public var byteCount: Int { words.count * 4 }
 }
+
+/// Its words are the keys the synthetic scale test redraws (`KeyedFingerprint`).
+extension HKFingerprint: KeyedFingerprint {
+    public var keys: [UInt32] {
+        get { words }
+        set { words = newValue }
+    }
+}

@@ -77,8 +77,8 @@ struct SharedHashes {
 /// The inverted index: every hash points to the catalog positions (frames) of its anchors. A query's
 /// hashes vote for (reference, offset) pairs through it; the references with the most time-aligned
 /// votes (±1 frame) are the candidates, at their best offset.
-public struct InvertedHashIndex: FingerprintIndex, PostingsHolder {
-    private var hashes: HashPostings
+public struct InvertedHashIndex: StoredIndex, HashPostingsIndex {
+    var hashes: HashPostings
     /// Hashes held at more catalog positions than this are skipped at lookup (`Constellation.Parameters`).
     let commonHashLimit: Int
 
@@ -88,7 +88,6 @@ public struct InvertedHashIndex: FingerprintIndex, PostingsHolder {
     }
 
     public mutating func add(_ print: HashFingerprint, reference: Int) { hashes.add(print, reference: reference) }
-    public mutating func seal() { hashes.seal() }
 
     public func candidates(for query: HashFingerprint, limit: Int) -> [Candidate] {
         var votes = OffsetVotes(tolerance: 1)
@@ -99,12 +98,4 @@ public struct InvertedHashIndex: FingerprintIndex, PostingsHolder {
             Candidate(reference: $0.reference, offset: Double($0.offset) * hashes.step, hits: $0.votes)
         }
     }
-
-    public var byteCount: Int { hashes.byteCount }
-    var postings: Postings {
-        get { hashes.postings }
-        set { hashes.postings = newValue }
-    }
-    public func save(to writer: inout IndexFile.Writer) { hashes.save(to: &writer) }
-    public mutating func load(from reader: IndexFile.Reader) throws { try hashes.load(from: reader) }
 }

@@ -34,3 +34,10 @@ public struct UnknownAlgorithm: Error, CustomStringConvertible {
         "unknown algorithm '\(identifier)'; known: \(known.joined(separator: ", ")) (and variants: ALGORITHM@PARAMETER=VALUE)"
     }
 }
+
+extension AlgorithmRegistry {
+    /// The built-in algorithms with every one of `capabilities`, by identifier (for help texts and messages).
+    public static func identifiers(with capabilities: Capabilities) -> [String] {
+        all.filter { $0.capabilities.isSuperset(of: capabilities) }.map(\.identifier)
+    }
+}

@@ -36,7 +36,7 @@ public enum VectorSearch: Sendable, Equatable, CustomStringConvertible {
 /// query segment's `neighbours` nearest reference segments vote for a recording and an offset (reference
 /// time - query time), a vote weighing its similarity; the candidates are the (recording, offset) pairs
 /// with the largest summed similarity, which the catalog verifies by `SequenceMatcher`.
-public struct VectorIndex: FingerprintIndex {
+public struct VectorIndex: StoredIndex {
     let neighbours: Int
     let chosen: VectorSearch?
     private var dimension = 0

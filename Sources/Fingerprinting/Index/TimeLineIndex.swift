@@ -14,8 +14,8 @@ public protocol HashNeighbourhood: Sendable {
 /// hashes gather hits per reference; each reference with enough hits gets its line, and the references
 /// with the most aligned hashes are the candidates, at the line's offset. Offsets are not voted on, since
 /// a speed change spreads them along the line.
-public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: FingerprintIndex, PostingsHolder {
-    private var hashes: HashPostings
+public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: StoredIndex, HashPostingsIndex {
+    var hashes: HashPostings
     let matcher: TimeLineMatcher
     let neighbourhood: Neighbourhood
     /// Keys held at more catalog positions than this are skipped at lookup (as constellation's index).
@@ -32,7 +32,6 @@ public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: FingerprintIndex,
         let neighbourhood = neighbourhood
         hashes.add(print, reference: reference) { neighbourhood.postedKeys($0, into: &$1) }
     }
-    public mutating func seal() { hashes.seal() }
 
     public func candidates(for query: HashFingerprint, limit: Int) -> [Candidate] {
         // Hits in query-time order (the query's hashes are), then grouped by reference with a stable
@@ -87,12 +86,4 @@ public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: FingerprintIndex,
         }
         return Array(candidates.prefix(limit))
     }
-
-    public var byteCount: Int { hashes.byteCount }
-    var postings: Postings {
-        get { hashes.postings }
-        set { hashes.postings = newValue }
-    }
-    public func save(to writer: inout IndexFile.Writer) { hashes.save(to: &writer) }
-    public mutating func load(from reader: IndexFile.Reader) throws { try hashes.load(from: reader) }
 }

@@ -40,18 +40,18 @@ public struct AnyAlgorithm: Sendable {
     /// signal at once, the samples gathered and fingerprinted at the end.
     private let streamBody: @Sendable (FingerprintRole) -> SampleSink
 
-    public init<A: FingerprintAlgorithm>(_ algorithm: A) {
+    public init<A: FingerprintAlgorithm>(_ algorithm: A) where A.Index: StoredIndex {
         self.init(algorithm, identifier: algorithm.identifier, variants: nil)
     }
 
-    public init<A: FingerprintAlgorithm & Parameterized>(_ algorithm: A) {
+    public init<A: FingerprintAlgorithm & Parameterized>(_ algorithm: A) where A.Index: StoredIndex {
         self.init(algorithm, identifier: algorithm.identifier, variants: Self.varying(algorithm))
         settable = Mirror(reflecting: algorithm.parameters).children.compactMap(\.label)
     }
 
     /// Variants of `algorithm`, each of which can be varied again (`--set panako@dense.peakBinRadius=40`).
     private static func varying<A: FingerprintAlgorithm & Parameterized>(_ algorithm: A)
-        -> @Sendable ([(name: String, value: String)], String) throws -> AnyAlgorithm {
+        -> @Sendable ([(name: String, value: String)], String) throws -> AnyAlgorithm where A.Index: StoredIndex {
         { values, identifier in
             let changed = A(parameters: try algorithm.parameters.setting(values))
             var variant = AnyAlgorithm(changed, identifier: identifier, variants: varying(changed))
@@ -64,7 +64,7 @@ public struct AnyAlgorithm: Sendable {
     public private(set) var settable: [String] = []
 
     private init<A: FingerprintAlgorithm>(_ algorithm: A, identifier: String,
-                                          variants: (@Sendable ([(name: String, value: String)], String) throws -> AnyAlgorithm)?) {
+                                          variants: (@Sendable ([(name: String, value: String)], String) throws -> AnyAlgorithm)?) where A.Index: StoredIndex {
         variantBody = variants
         if let streaming = algorithm as? any StreamingFingerprinting { streamBody = Self.streaming(streaming) } else {
             streamBody = { role in .gathering(at: algorithm.sampleRate) { try algorithm.fingerprint($0, role: role) } }

@@ -1,29 +1,10 @@
-/// A fingerprint that is a sequence of 32-bit words, `step` seconds apart (Haitsma-Kalker's
-/// sub-fingerprints, Chromaprint's words).
-public protocol WordFingerprint: Fingerprint {
-    var words: [UInt32] { get set }
-    var step: Double { get }
-    var duration: Double { get set }
-}
-
-extension WordFingerprint {
-    /// The words covering [start, start + duration), and the second the first of them starts at.
-    public func slice(from start: Double, duration: Double) -> (print: Self, start: Double)? {
-        let range = sliceRange(count: words.count, step: step, from: start, duration: duration)
-        var cut = self
-        cut.words = Array(words[range])
-        cut.duration = Double(range.count) * step
-        return (cut, Double(range.lowerBound) * step)
-    }
-}
-
 /// An inverted index of 32-bit words: every word points to the catalog positions (words) holding it.
 /// Each query word is looked up (as it is, and with `flippingBits` also with each single bit flipped) and
 /// votes for (reference, offset); the references with the most aligned votes are candidates, then
 /// verified by bit-error rate at the best alignment (the algorithm's `compare`).
 /// - Haitsma & Kalker (2002), §4: single-bit flips, since a degraded sub-fingerprint often differs in one bit.
 /// - Chromaprint's words as AcoustID's index looks them up: exact words only (Lukáš Lalinský, acoustid-index).
-public struct WordLookup<Print: WordFingerprint>: FingerprintIndex, PostingsHolder {
+public struct WordLookup<Print: WordFingerprint>: StoredIndex, PostingsHolder {
     var postings = Postings(keyBits: 32)
     private var step = 0.0
     private let flippingBits: Bool

@@ -13,13 +13,6 @@ extension HashFingerprint: KeyedFingerprint {
     }
 }
 
-extension HKFingerprint: KeyedFingerprint {
-    public var keys: [UInt32] {
-        get { words }
-        set { words = newValue }
-    }
-}
-
 extension AnyFingerprint {
     /// The keys of a fingerprint that has them (nil: the algorithm's fingerprints are not keyed).
     public var keys: [UInt32]? { (base as? any KeyedFingerprint)?.keys }
