@@ -56,6 +56,13 @@ public struct Benchmark {
             ?? buildIndex(catalog.tracks, algorithms: algorithms, progress: progress, failures: &failures)
         let queries = Self.fromIndexedTracks(drawn, unindexed: Set(failures[before...].compactMap(\.file)), skipped: &skipped)
         let systems = indexSystems(catalog.tracks, durations: catalog.durations, skipped: &skipped, progress: progress)
+        for indexed in systems {
+            guard let shortest = indexed.system.description.shortestQuery else { continue }
+            for length in c.spec.queryLengths where length < shortest.seconds {
+                skipped.append(.init(item: "\(indexed.system.identifier): \(String(format: "%g", length)) s queries",
+                                     reason: "not supported: shorter than the \(String(format: "%g", shortest.seconds)) s the system answers (\(shortest.source))"))
+            }
+        }
         let files = SystemQueryFiles(folder: try ScratchFolder.make("queries"),
                                      rates: Set(systems.map(\.system.description.audio.sampleRate)).sorted())
         defer { try? FileManager.default.removeItem(at: files.folder) }
@@ -64,7 +71,8 @@ public struct Benchmark {
         let outcomes = answerAll(answered, conditions: conditions, stageContext: stageContext, algorithms: algorithms, index: index,
                                  systemFiles: files, scalingLength: scalingLength, progress: progress)
         for catalog in index.catalogs { try catalog.throwIfDamaged() }  // an index file found damaged while answering
-        let asked = answerSystems(systems, files: files, asked: outcomes.flatMap(\.systemQuestions), progress: progress)
+        let asked = answerSystems(systems, files: files, asked: outcomes.flatMap(\.systemQuestions),
+                                  lengths: Dictionary(queries.map { ($0.id, $0.length) }) { first, _ in first }, progress: progress)
         var spec = c.spec
         spec.conditions = conditions
         let results = assemble(spec: spec, catalog: catalog, algorithms: algorithms.indices.map { Self.info(algorithms[$0], index.catalogs[$0]) }

@@ -58,6 +58,11 @@ public struct BenchmarkResults: Sendable, Codable, Equatable {
         /// "index", "brute force", "outside system" or "outside system, no score" (then only its own answers count:
         /// no threshold is calibrated).
         public var search: String
+        /// Shorter queries are not supported by the system's own design (nil: every length is); the reason is in `skipped`.
+        public var shortestQuery: Double?
+
+        /// Whether queries of `length` are below what it supports.
+        public func supports(_ length: Double) -> Bool { shortestQuery.map { length >= $0 } ?? true }
 
         static let unscoredSystem = "outside system, no score"
         /// Its answers carry scores a threshold can be calibrated on.

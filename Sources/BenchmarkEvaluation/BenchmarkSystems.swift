@@ -70,13 +70,17 @@ extension Benchmark {
 
     /// Each system's answers to every query file that was written (a query that could not be written
     /// already failed for every algorithm), and what its calls cost.
-    func answerSystems(_ systems: [IndexedSystem], files: SystemQueryFiles, asked: [BenchmarkAnswer], progress: ProgressReporter)
-        -> (answers: [BenchmarkAnswer], costs: [BenchmarkCosts.SystemCosts]) {
-        let ready = asked.filter { $0.failure == nil }
-        progress.start("querying outside systems", total: systems.count * ready.count)
+    /// A system is asked only queries at least as long as its shortest (`lengths`: each query's length).
+    func answerSystems(_ systems: [IndexedSystem], files: SystemQueryFiles, asked all: [BenchmarkAnswer], lengths: [String: Double],
+                       progress: ProgressReporter) -> (answers: [BenchmarkAnswer], costs: [BenchmarkCosts.SystemCosts]) {
+        let supported = { (system: OutsideSystem) in
+            all.filter { question in system.description.shortestQuery.map { lengths[question.query, default: 0] >= $0.seconds } ?? true }
+        }
+        progress.start("querying outside systems", total: systems.map { supported($0.system).filter { $0.failure == nil }.count }.reduce(0, +))
         // Systems side by side, one thread each: every process is measured on its own, so this changes no figure.
         let perSystem = parallelMap(systems.count, threads: configuration.threads) { s -> ([BenchmarkAnswer], BenchmarkCosts.SystemCosts) in
             let indexed = systems[s], system = indexed.system, rate = system.description.audio.sampleRate
+            let asked = supported(system), ready = asked.filter { $0.failure == nil }
             let path = { (question: BenchmarkAnswer) in files.path(rate: rate, query: question.query, condition: question.condition) }
             let paths = ready.map(path)
             let (lines, calls) = system.answer(paths, state: indexed.state) { progress.advance(by: $0) }
@@ -139,7 +143,8 @@ extension Benchmark {
             Parameter("query", d.query.command.joined(separator: " "), source: "system file"),
         ])
         return .init(identifier: indexed.system.identifier, displayName: "\(d.displayName) \(indexed.version)", profile: profile,
-                     search: d.answers.score == nil ? BenchmarkResults.AlgorithmInfo.unscoredSystem : "outside system")
+                     search: d.answers.score == nil ? BenchmarkResults.AlgorithmInfo.unscoredSystem : "outside system",
+                     shortestQuery: d.shortestQuery?.seconds)
     }
 }
 

@@ -36,6 +36,9 @@ public struct SystemDescription: Sendable, Codable, Equatable {
     /// Settings the system's own documentation gives for a use (Olaf's over-the-air setting), each run as
     /// `--system FILE@NAME` and named `SYSTEM@NAME` in every table.
     public var variants: [Variant]?
+    /// The shortest query the system answers by its own design (Panako's release: a match must span 5 s),
+    /// with where it says so: shorter queries are not asked, and their cells read "not supported".
+    public var shortestQuery: ShortestQuery?
     /// The system's analysis hop in seconds at its default settings, as its documentation gives it: the grid
     /// `fpbench sweep skew` puts query starts on.
     public var frameHopSeconds: Double?
@@ -63,6 +66,12 @@ public struct SystemDescription: Sendable, Codable, Equatable {
             guard !integer || abs(value) < 1e15 else { return fail("takes whole numbers below 10^15, not \(text)") }
             return .success(value)
         }
+    }
+
+    public struct ShortestQuery: Sendable, Codable, Equatable {
+        public var seconds: Double
+        /// Where the system documents it (or the code that imposes it).
+        public var source: String
     }
 
     /// Named values of some settings, with where the system documents them.
@@ -132,6 +141,7 @@ public struct SystemDescription: Sendable, Codable, Equatable {
         if !(audio.sampleRate >= 4000 && audio.sampleRate <= 192_000) { return "audio.sampleRate: 4,000 to 192,000 Hz" }
         if !(index.timeoutSecondsPerHour > 0) || !(query.timeoutSecondsPerCall > 0) || !(query.timeoutSecondsPerQuery > 0) { return "timeouts must be above 0" }
         if let hop = frameHopSeconds, !(hop > 0 && hop <= 10) { return "frameHopSeconds: above 0 and at most 10" }
+        if let shortest = shortestQuery?.seconds, !(shortest > 0 && shortest <= 600) { return "shortestQuery.seconds: above 0 and at most 600" }
         if let key = (cites ?? []).first(where: { key in !Citation.all.contains { $0.key == key } }) {
             return "cites: no work has the key '\(key)' (the keys: \(Set(Citation.all.map(\.key)).sorted().joined(separator: ", ")))"
         }

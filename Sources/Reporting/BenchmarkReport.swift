@@ -66,6 +66,7 @@ public enum BenchmarkReport {
                Table.Column("false positives (calibrated, held out, by recording)", latex: "false positives, held out")]
         let rows = r.algorithms.map { algorithm -> [Table.Cell] in
             let name = Table.Cell(markdown: algorithm.identifier, latex: LaTeX.escaped(algorithm.identifier), cites: Citation.cited(in: algorithm.profile))
+            guard algorithm.supports(length) else { return [name] + Array(repeating: .notSupported, count: columns.count - 1) }
             let rates = conditions.map { c -> Table.Cell in
                 guard let cm = m.condition(algorithm.identifier, length, c.id), cm.correctCalibrated.total > 0 else { return .missing }
                 return rateCell(cm.correctCalibrated, then: " · \(percent(cm.outcomes[Outcome.correct.rawValue]!))")
@@ -97,6 +98,7 @@ public enum BenchmarkReport {
                                  + "reaches it. Last row: false positives at that threshold among the held-out negatives, cut from %d other recordings; "
                                  + "their 95\\,\\%% interval (\\%%, a cluster bootstrap over recordings) below.",
                                  length, r.catalog.tracks.count, r.catalog.hours, perCell, 100 * r.spec.falsePositiveTarget, 100 * r.spec.confidence, halves[0], halves[1])
+                + (r.algorithms.allSatisfy { $0.supports(length) } ? "" : " n/s: shorter than the system answers by its own design (the run's skipped list says where it is documented).")
             tables.add(String(format: "benchmark-%gs", length), table.latexTransposed(caption: caption, label: String(format: "tab:benchmark-%gs", length)),
                        citing: table.rows.flatMap { $0[0].cites })
             tables.add(figure: String(format: "detection-%gs", length), caption: String(format:
@@ -241,7 +243,8 @@ public enum BenchmarkReport {
         for algorithm in r.algorithms {
             for length in r.spec.queryLengths {
                 s += "| \(algorithm.identifier) | \(g(length)) s | " + conditions.map { c in
-                    m.condition(algorithm.identifier, length, c.id).map { $0.exactTop1.total > 0 ? "\(percent($0.exactTop1)) [\(interval($0.exactTop1))]" : "—" } ?? "—"
+                    guard algorithm.supports(length) else { return "not supported" }
+                    return m.condition(algorithm.identifier, length, c.id).map { $0.exactTop1.total > 0 ? "\(percent($0.exactTop1)) [\(interval($0.exactTop1))]" : "—" } ?? "—"
                 }.joined(separator: " | ") + " |\n"
             }
         }

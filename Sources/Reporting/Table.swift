@@ -21,6 +21,8 @@ struct Table {
 
         static func text(_ text: String) -> Cell { Cell(markdown: text, latex: LaTeX.escaped(text)) }
         static let missing = Cell(markdown: "—", latex: "--")
+        /// A system's cell below the shortest query it answers by design: not a measurement of zero.
+        static let notSupported = Cell(markdown: "not supported", latex: "n/s")
     }
 
     /// A column: its heading, and LaTeX's (nil: LaTeX leaves the column out); a numeric one is set right

@@ -124,6 +124,33 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         #expect { try Benchmark(configuration).run() } throws: { "\($0)".contains("'haitsma-kalker' names two of them") }
     }
 
+    /// A system's documented shortest query: shorter queries are not asked, its cells there read "not supported"
+    /// (not 0 %), and the skipped list gives the source; longer queries are asked as ever.
+    @Test func queriesShorterThanASystemSupportsAreNotAskedAndSaidSo() throws {
+        let folder = temporaryFolder()
+        let limited = try variant("needs-5s", in: folder) { $0["shortestQuery"] = ["seconds": 5, "source": "its README"] }
+        var spec = BenchmarkSpec()
+        spec.queryLengths = [2, 10]
+        spec.queriesPerLength = 3
+        spec.negativesPerLength = 2
+        spec.conditions = spec.conditions.filter { $0.id == "clean" }
+        var configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: [try AlgorithmRegistry.algorithm("haitsma-kalker")],
+                                                   spec: spec, seed: 2013, threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
+        configuration.systems = [limited]
+        configuration.systemStateFolder = folder.appendingPathComponent("state")
+        let (results, costs) = try Benchmark(configuration).run()
+        let asked = results.answers.filter { $0.algorithm == "needs-5s" }.map(\.query)
+        #expect(asked.count == 5 && asked.allSatisfy { $0.hasPrefix("10s-") })
+        #expect(results.answers.filter { $0.algorithm == "haitsma-kalker" }.count == 10)
+        #expect(results.skipped.contains { $0.item == "needs-5s: 2 s queries" && $0.reason.contains("not supported") && $0.reason.contains("its README") })
+        let report = temporaryFolder()
+        try BenchmarkReport.write(results, costs: costs, to: report)
+        let summary = try String(contentsOf: report.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(summary.contains("| needs-5s | not supported | not supported | not supported |"))
+        #expect(summary.contains("| needs-5s | 2 s | not supported |"))
+        #expect(!summary.contains("| needs-5s | 10 s | not supported |"))
+    }
+
     @Test func outsideSystemsAnswerBesideTheAlgorithmsAndTheirFailuresAreNamed() throws {
         let folder = temporaryFolder()
         let script = repositoryRoot.appendingPathComponent("Systems/envelope-example/envelope_example.py").path
