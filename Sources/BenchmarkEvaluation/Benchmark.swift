@@ -56,13 +56,6 @@ public struct Benchmark {
             ?? buildIndex(catalog.tracks, algorithms: algorithms, progress: progress, failures: &failures)
         let queries = Self.fromIndexedTracks(drawn, unindexed: Set(failures[before...].compactMap(\.file)), skipped: &skipped)
         let systems = indexSystems(catalog.tracks, durations: catalog.durations, skipped: &skipped, progress: progress)
-        for indexed in systems {
-            guard let shortest = indexed.system.description.shortestQuery else { continue }
-            for length in c.spec.queryLengths where length < shortest.seconds {
-                skipped.append(.init(item: "\(indexed.system.identifier): \(String(format: "%g", length)) s queries",
-                                     reason: "not supported: shorter than the \(String(format: "%g", shortest.seconds)) s the system answers (\(shortest.source))"))
-            }
-        }
         let files = SystemQueryFiles(folder: try ScratchFolder.make("queries"),
                                      rates: Set(systems.map(\.system.description.audio.sampleRate)).sorted())
         defer { try? FileManager.default.removeItem(at: files.folder) }

@@ -18,7 +18,8 @@ extension Benchmark {
     }
 
     /// Every system that is installed and indexes the catalog; the others are skipped with the reason (not
-    /// installed: with the install line; indexing failed: with its last words on standard error).
+    /// installed: with the install line; indexing failed: with its last words on standard error), as are the
+    /// query lengths below a system's shortest, with its source.
     func indexSystems(_ tracks: [String], durations: [Double], skipped: inout [Problem], progress: ProgressReporter) -> [IndexedSystem] {
         let c = configuration
         let paths = tracks.map { URL(fileURLWithPath: c.dataset.path($0)).standardizedFileURL.path }
@@ -41,12 +42,20 @@ extension Benchmark {
             }
         }
         progress.finish()
-        return zip(c.systems, outcomes).compactMap { system, outcome in
+        let indexed = zip(c.systems, outcomes).compactMap { system, outcome -> IndexedSystem? in
             switch outcome {
             case .success(let indexed): return indexed
             case .failure(let error): skipped.append(.init(item: system.identifier, reason: error.reason)); return nil
             }
         }
+        for system in indexed.map(\.system) {
+            guard let shortest = system.description.shortestQuery else { continue }
+            for length in c.spec.queryLengths where length < shortest.seconds {
+                skipped.append(.init(item: "\(system.identifier): \(String(format: "%g", length)) s queries",
+                                     reason: "not supported: shorter than the \(String(format: "%g", shortest.seconds)) s the system answers (\(shortest.source))"))
+            }
+        }
+        return indexed
     }
 
     /// The query files written for the systems, by sample rate: `folder/RATE/QUERY__CONDITION.wav`.
@@ -73,14 +82,14 @@ extension Benchmark {
     /// A system is asked only queries at least as long as its shortest (`lengths`: each query's length).
     func answerSystems(_ systems: [IndexedSystem], files: SystemQueryFiles, asked all: [BenchmarkAnswer], lengths: [String: Double],
                        progress: ProgressReporter) -> (answers: [BenchmarkAnswer], costs: [BenchmarkCosts.SystemCosts]) {
-        let supported = { (system: OutsideSystem) in
-            all.filter { question in system.description.shortestQuery.map { lengths[question.query, default: 0] >= $0.seconds } ?? true }
+        let askedBySystem = systems.map { indexed in
+            all.filter { question in indexed.system.description.shortestQuery.map { lengths[question.query, default: 0] >= $0.seconds } ?? true }
         }
-        progress.start("querying outside systems", total: systems.map { supported($0.system).filter { $0.failure == nil }.count }.reduce(0, +))
+        progress.start("querying outside systems", total: askedBySystem.map { $0.filter { $0.failure == nil }.count }.reduce(0, +))
         // Systems side by side, one thread each: every process is measured on its own, so this changes no figure.
         let perSystem = parallelMap(systems.count, threads: configuration.threads) { s -> ([BenchmarkAnswer], BenchmarkCosts.SystemCosts) in
             let indexed = systems[s], system = indexed.system, rate = system.description.audio.sampleRate
-            let asked = supported(system), ready = asked.filter { $0.failure == nil }
+            let asked = askedBySystem[s], ready = asked.filter { $0.failure == nil }
             let path = { (question: BenchmarkAnswer) in files.path(rate: rate, query: question.query, condition: question.condition) }
             let paths = ready.map(path)
             let (lines, calls) = system.answer(paths, state: indexed.state) { progress.advance(by: $0) }

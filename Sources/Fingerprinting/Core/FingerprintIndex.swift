@@ -49,4 +49,3 @@ public struct BruteForceIndex<Print: Fingerprint>: FingerprintIndex {
     }
     public var byteCount: Int { 0 }
 }
-
