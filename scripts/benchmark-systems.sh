@@ -2,7 +2,8 @@
 # The field's systems on the same table: installs each outside system of Systems/ (its own install.sh;
 # one that cannot be installed here is said and left out), then runs the identification benchmark on the
 # catalog (the same seed, queries, conditions and negatives as Reports/benchmark) with the reference's
-# indexed algorithms and every installed system (Olaf also at its over-the-air setting), then Chromaprint's fpcalc with our AcoustID-style index
+# indexed algorithms, nafp-small and every installed system (Olaf also at its over-the-air setting), under the
+# reference's fifteen conditions (its three rooms among them), then Chromaprint's fpcalc with our AcoustID-style index
 # (Algorithms/chromaprint-fpcalc-indexed.json) and the runs below. The reference: Reports/benchmark-systems.
 #   scripts/benchmark-systems.sh [--out FOLDER] [more fpbench benchmark options]
 # Without network, give the systems built from source a local copy, for example
@@ -28,13 +29,6 @@ variants() { for a in "$@"; do echo "$a"; if [ "$a" = Systems/olaf/olaf.json ]; 
 mapfile -t chosen < <(variants "${chosen[@]}")
 .build/release/fpbench benchmark --dataset catalog "${chosen[@]}" \
     --algorithms constellation haitsma-kalker waveprint panako panako@dense quads nafp-small --out "$out" "$@"
-# The rooms (the reference's simulated rooms, beside the clean queries and test 4's hall), with every system
-# installed here but Panako's release (ROOM_SYSTEMS to choose), beside constellation and nafp-small.
-rooms=()
-for s in ${ROOM_SYSTEMS:-olaf audfprint qfp}; do [[ " ${chosen[*]} " == *" Systems/$s/$s.json "* ]] && rooms+=(--system "Systems/$s/$s.json"); done
-mapfile -t rooms < <(variants "${rooms[@]}")
-.build/release/fpbench benchmark --dataset catalog "${rooms[@]}" --algorithms constellation nafp-small \
-    --conditions clean playback room-0.3s room-0.8s room-1.5s --out "$out/rooms" "$@"
 # Runs on the same seed's queries, each beside constellation (whose rows equal the main run's): Chromaprint
 # with our word index; Panako's release with its match filters off (a diagnostic variant, 10 s); Dejavu (10 s).
 .build/release/fpbench benchmark --dataset catalog --external Algorithms/chromaprint-fpcalc-indexed.json \
