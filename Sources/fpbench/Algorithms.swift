@@ -49,8 +49,17 @@ struct Algorithms: ParsableCommand {
 }
 
 /// `--algorithm ID`, shared by every command that runs one algorithm.
+/// Options naming algorithms: help and shell completion list the registry's identifiers and named variants.
+enum AlgorithmNames {
+    static var all: [String] { AlgorithmRegistry.identifiers + AlgorithmRegistry.namedVariants.map(\.identifier) }
+    static func help(_ text: String) -> ArgumentHelp {
+        ArgumentHelp("\(text) Built in: \(all.joined(separator: ", ")); a variant: ALGORITHM@PARAMETER=VALUE; an external algorithm: its identifier, with --external FILE (`fpbench algorithms` lists each one's parameters).")
+    }
+    static var completion: CompletionKind { .list(all) }
+}
+
 struct AlgorithmOption: ParsableArguments {
-    @Option(name: .shortAndLong, help: "Algorithm identifier (see `fpbench algorithms`).")
+    @Option(name: .shortAndLong, help: AlgorithmNames.help("The algorithm."), completion: AlgorithmNames.completion)
     var algorithm: String
     @OptionGroup var external: ExternalOption
 

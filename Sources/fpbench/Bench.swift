@@ -26,7 +26,8 @@ struct Bench: ParsableCommand {
         """)
 
     @Argument(help: "Audio files (44.1 kHz WAV is the reference case).") var files: [String] = []
-    @Option(name: .shortAndLong, parsing: .upToNextOption, help: "Algorithms to measure (default: all).")
+    @Option(name: .shortAndLong, parsing: .upToNextOption, help: AlgorithmNames.help("Algorithms to measure (default: all)."),
+            completion: AlgorithmNames.completion)
     var algorithms: [String] = []
     @Option(help: "Runs per file; the fastest counts.") var `repeat` = 3
     @Flag(help: "Do not time Chromaprint's fpcalc beside the algorithms.") var noPeer = false

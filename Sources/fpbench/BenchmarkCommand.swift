@@ -45,7 +45,8 @@ struct BenchmarkCommand: ParsableCommand {
         with the query, while the run goes on.
         """)
 
-    @Option(parsing: .upToNextOption, help: "Algorithms (default: every built-in one; brute-force ones are skipped above bruteForceHourLimit hours).")
+    @Option(parsing: .upToNextOption, help: AlgorithmNames.help("Algorithms (default: every built-in one; brute-force ones are skipped above bruteForceHourLimit hours)."),
+            completion: AlgorithmNames.completion)
     var algorithms: [String] = []
     @Option(help: "A benchmark spec file (JSON): queryLengths, queriesPerLength, negativesPerLength, conditions, offsetTolerance, falsePositiveTarget, falsePositiveConfidence, bruteForceHourLimit, systems, startGrid.")
     var spec: String?

@@ -15,25 +15,15 @@ struct FPBench: ParsableCommand {
         Reproduces the four tests of Brandner's thesis "Bird Recognition using
         Audio Fingerprinting" (2013): cropping, a different recording, added
         noise, re-recorded playback, on any algorithm behind its interface.
-
-        The four jobs:
-          fpbench run                      the full suite -> runs/latest/summary.md
-          fpbench benchmark                short degraded queries among hours of audio
-          fpbench merge PARTS...           a sharded run's parts (Slurm: scripts/slurm/) as one
-          fpbench compare-algorithms --baseline afa-thesis --candidate waveprint
-          fpbench sweep noise              each algorithm's breaking point
-          fpbench report RESULTS.json      regenerate every table
-
-        Look around:
-          fpbench datasets                 sources, families, checksums
-          fpbench dataset init FOLDER      your own audio as a dataset (or: run --dataset FOLDER)
-          fpbench algorithms               parameters, each with its source
-          fpbench info FILE...             format, duration, levels
-
         Every command takes --help, with examples.
         """,
         version: fpbenchVersion,
-        subcommands: [Run.self, BenchmarkCommand.self, Merge.self, IndexCommand.self, Report.self, DatasetCommand.self, SweepCommand.self, CompareAlgorithms.self, Datasets.self, Info.self, Degrade.self, Algorithms.self, FingerprintFile.self, Compare.self, Identify.self, Bench.self, Scale.self]
+        groupedSubcommands: [
+            CommandGroup(name: "Evaluate and report", subcommands: [Run.self, BenchmarkCommand.self, SweepCommand.self, CompareAlgorithms.self, Report.self]),
+            CommandGroup(name: "Scale out", subcommands: [Merge.self, IndexCommand.self, Scale.self]),
+            CommandGroup(name: "Look around", subcommands: [Datasets.self, DatasetCommand.self, Algorithms.self, Info.self]),
+            CommandGroup(name: "One file at a time", subcommands: [Degrade.self, FingerprintFile.self, Compare.self, Identify.self, Bench.self]),
+        ]
     )
 }
 

@@ -25,7 +25,7 @@ struct Run: ParsableCommand {
           fpbench run --external Algorithms/chromaprint-fpcalc.json   (adds Chromaprint's fpcalc to the tables)
         """)
 
-    @Option(parsing: .upToNextOption, help: "Algorithms to run (default: all; see `fpbench algorithms`).") var algorithms: [String] = []
+    @Option(parsing: .upToNextOption, help: AlgorithmNames.help("Algorithms to run (default: all)."), completion: AlgorithmNames.completion) var algorithms: [String] = []
     @OptionGroup var suite: SuiteOptions
     @Option(help: "Output folder.") var out = "runs/latest"
     @OptionGroup var keep: KeepAudioOptions

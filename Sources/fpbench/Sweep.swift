@@ -31,7 +31,7 @@ struct SweepCommand: ParsableCommand {
 
     /// Options every sweep shares.
     struct Common: ParsableArguments {
-        @Option(parsing: .upToNextOption, help: "Algorithms (default: all).") var algorithms: [String] = []
+        @Option(parsing: .upToNextOption, help: AlgorithmNames.help("Algorithms (default: all)."), completion: AlgorithmNames.completion) var algorithms: [String] = []
         @Option(help: "Bisection tolerance, in the level's unit.") var tolerance: Double?
         @OptionGroup var options: RunOptions
         @OptionGroup var draws: DrawOptions

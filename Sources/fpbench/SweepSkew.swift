@@ -20,7 +20,7 @@ extension SweepCommand {
               fpbench sweep skew --algorithms constellation haitsma-kalker --system Systems/audfprint/audfprint.json
             """)
 
-        @Option(parsing: .upToNextOption, help: "Algorithms (or variants) to sweep.") var algorithms: [String] = []
+        @Option(parsing: .upToNextOption, help: AlgorithmNames.help("Algorithms to sweep."), completion: AlgorithmNames.completion) var algorithms: [String] = []
         @Option(help: "A system file (Systems/NAME/NAME.json, or FILE@VARIANT) with frameHopSeconds; repeatable.") var system: [String] = []
         @Option(help: "Shares of a hop: the queries are moved by 0, 1/steps, ... 1 hop.") var steps = 4
         @Option(parsing: .upToNextOption, help: "Query lengths in seconds.") var lengths: [Double] = [5, 10]

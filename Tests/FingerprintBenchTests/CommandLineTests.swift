@@ -1,4 +1,5 @@
 import AudioIO
+import Degradation
 import Foundation
 import XCTest
 
@@ -293,6 +294,22 @@ final class CommandLineTests: XCTestCase {
             XCTAssertNotEqual(result.status, 0, "\(arguments)")
             XCTAssertTrue(result.errors.contains(message), "\(arguments): \(result.errors)")
             XCTAssertFalse(result.errors.contains("Backtrac"), "\(arguments) crashed")
+        }
+    }
+
+    /// `sweep stage` takes a unit and its number from the registered units: help lists them, a unit without a
+    /// number or a number the unit does not have is refused by name before any work.
+    func testStageSweepsNameTheirUnitsAndNumbersFromTheRegistry() throws {
+        let help = try fpbench(["sweep", "stage", "--help"])
+        XCTAssertTrue(help.output.contains("bitcrush: bits") && help.output.contains("codec: kbps, compression"), help.output)
+        for unit in StageUnits.all { XCTAssertTrue(help.output.contains(unit.name), unit.name) }
+        for (arguments, message) in [(["--unit", "nope", "--parameter", "x"], "'nope' is invalid for '--unit <unit>'"),
+                                     (["--unit", "codec", "--parameter", "hz"], "--unit codec sweeps kbps or compression, not 'hz'"),
+                                     (["--unit", "preset", "--parameter", "hz"], "--unit preset has no number to sweep"),
+                                     (["--unit", "codec", "--parameter", "kbps", "--format", "wma"], "'wma' is invalid for '--format <format>'")] {
+            let result = try fpbench(["sweep", "stage", "--from", "1", "--to", "2", "--step", "1"] + arguments)
+            XCTAssertEqual(result.status, 64, "\(arguments)")
+            XCTAssertTrue(result.errors.contains(message), "\(arguments): \(result.errors)")
         }
     }
 

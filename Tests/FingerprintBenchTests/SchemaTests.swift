@@ -1,6 +1,7 @@
 import BenchmarkEvaluation
 import Degradation
 import Evaluation
+import Fingerprinting
 import Foundation
 import OutsidePrograms
 import Reporting
@@ -31,7 +32,7 @@ struct SchemaValidator {
     static let known: Set<String> = ["$schema", "$id", "$defs", "$ref", "title", "description", "type", "enum", "const", "properties",
                                      "required", "additionalProperties", "items", "minItems", "maxItems", "minProperties", "maxProperties",
                                      "propertyNames", "pattern", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-                                     "oneOf", "allOf", "if", "then", "else"]
+                                     "oneOf", "allOf", "if", "then", "else", "default"]
 
     /// Every violation of `schema` (within the schema whose `$id` is `base`) by `value`, as "path: reason".
     func errors(_ value: JSON, _ schema: JSON, base: String, path: String = "$") -> [String] {
@@ -188,12 +189,15 @@ struct SchemaValidator {
         let encoder = JSONEncoder()
         let thesis = try JSON.parse(try encoder.encode(Suite.thesis))
         #expect(v.errors(thesis, schema, base: "urn:fpbench:suite:1").isEmpty)
-        // Every registered stage unit is in the schema, in the registry's order.
-        guard case .object(let top) = schema, case .object(let defs)? = top["$defs"], case .object(let unit)? = defs["unit"],
-              case .object(let names)? = unit["propertyNames"], case .array(let allowed)? = names["enum"] else {
-            Issue.record("Schemas/suite.schema.json has no $defs.unit.propertyNames.enum"); return
+        // The stage part of the schema is the one the registered units write.
+        let (unit, stage) = StageUnits.schema
+        let written = try JSON.parse(try JSONSerialization.data(withJSONObject: ["unit": unit, "stage": stage], options: [.sortedKeys]))
+        guard case .object(let top) = schema, case .object(let defs)? = top["$defs"] else { Issue.record("Schemas/suite.schema.json has no $defs"); return }
+        if defs["unit"] != written.object?["unit"] || defs["stage"] != written.object?["stage"] {
+            let expected = Scratch.path("suite-schema-stage", ".json")
+            try JSONSerialization.data(withJSONObject: ["unit": unit, "stage": stage], options: [.sortedKeys, .prettyPrinted]).write(to: expected)
+            Issue.record("Schemas/suite.schema.json's $defs.unit and $defs.stage differ from what StageUnits.all declares: \(expected.path) holds them")
         }
-        #expect(allowed == StageUnits.all.map { .string($0.name) }, "Schemas/suite.schema.json names every stage unit")
 
         let docs = try ["README.md"] + FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("docs").path).map { "docs/\($0)" }
         let text = try docs.map { try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8) }.joined(separator: "\n")
@@ -215,6 +219,40 @@ struct SchemaValidator {
         try Data(misspelt.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         #expect(throws: (any Error).self) { try Suite.load(file.path) }
+    }
+
+    /// Every stage unit's example loads and is written back as it reads; each number field's range
+    /// holds at both ends, for the decoder and the schema alike (a whole number refuses a half).
+    @Test func stageUnitsDeclareWhatTheyRead() throws {
+        let (v, schema, _) = try validator()
+        func verdicts(_ unit: any StageUnit.Type, _ value: Any) throws -> (code: Bool, schema: Bool) {
+            let data = try JSONSerialization.data(withJSONObject: [unit.name: value])
+            let suite = try JSON.parse(try JSONSerialization.data(withJSONObject: ["name": "s", "tests": [
+                ["id": "a", "title": "t", "kind": "degraded", "stages": [[unit.name: value]]]]]))
+            return ((try? decodeStrictly(StageSpec.self, from: data)) != nil, v.errors(suite, schema, base: "urn:fpbench:suite:1").isEmpty)
+        }
+        for unit in StageUnits.all {
+            let example = Data(unit.example.utf8)
+            let spec = try decodeStrictly(StageSpec.self, from: example)
+            #expect(try decodeStrictly(StageSpec.self, from: try JSONEncoder().encode(spec)) == spec, "\(unit.name)'s example is written back as it reads")
+            let object = try #require(try JSONSerialization.jsonObject(with: example) as? [String: Any])
+            let found = try verdicts(unit, object[unit.name] as Any)
+            #expect(object.count == 1 && found == (true, true), "\(unit.name)'s example")
+            guard let value = object[unit.name] as? [String: Any] else { continue }
+            let required = value.filter { name, _ in unit.fields.contains { $0.name == name && $0.required } }
+            for field in unit.fields {
+                guard case .number(let range, let whole) = field.kind else { continue }
+                let step = max(1e-6 * (range.upperBound - range.lowerBound), 1e-9)
+                var tried = [(range.lowerBound, true), (range.upperBound, true), (range.lowerBound - step, false), (range.upperBound + step, false)]
+                if whole { tried.append((range.lowerBound + 0.5, false)) }
+                for (level, allowed) in tried {
+                    let found = try verdicts(unit, required.merging([field.name: level]) { $1 })
+                    #expect(found.code == allowed && found.schema == allowed, "\(unit.name).\(field.name) = \(level): code \(found.code), schema \(found.schema)")
+                }
+            }
+            let undeclared = try verdicts(unit, value.merging(["undeclared": 1]) { $1 })
+            #expect(undeclared == (false, false), "\(unit.name) refuses a field it does not declare")
+        }
     }
 
     /// Every external algorithm file shipped in Algorithms/ matches the algorithm schema and loads; a misspelt

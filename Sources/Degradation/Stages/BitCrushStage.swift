@@ -17,7 +17,7 @@ public struct BitCrush: Degradation {
 
 /// `{"bitcrush": {"bits": 8}}`: fewer bits are harder.
 public struct BitCrushStage: OneNumberStage {
-    public static let name = "bitcrush", field = "bits", range: ClosedRange<Double> = 1...24
+    public static let name = "bitcrush", field = "bits", range: ClosedRange<Double> = 1...24, example = #"{"bitcrush": {"bits": 8}}"#
     public var value: Double
     public init(_ value: Double) { self.value = value }
     public func stages(_ context: StageContext) throws -> [any Degradation] { [BitCrush(bits: value)] }

@@ -1,7 +1,11 @@
 /// `{"codec": {"format": "mp3", "compression": 0.9}}` (mp3, ogg or opus; 0 best quality, 1 smallest) or
 /// `{"codec": {"format": "mp3", "kbps": 64}}` (constant bitrate): encoded and decoded again.
 public struct CodecStage: StageUnit {
-    public static let name = "codec"
+    public static let name = "codec", example = #"{"codec": {"format": "mp3", "kbps": 64}}"#
+    public static let fields: [StageField] = [.choice("format", Codec.Format.allCases.map(\.rawValue)),
+                                              .number("kbps", 32...320, required: false), .number("compression", 0...1, required: false)]
+    public static let fieldCount: ClosedRange<Int>? = 2...2
+    public static let about: String? = "format and compression (0 best ... 1 smallest), or for mp3 a bitrate in kbps."
     public enum Setting: Sendable, Equatable {
         case compression(Codec.Format, Double)
         case mp3(kbps: Double)
@@ -12,15 +16,15 @@ public struct CodecStage: StageUnit {
     public init(from decoder: Decoder) throws {
         let f = try decoder.stageFields()
         guard let format = Codec.Format(rawValue: try f.decode(String.self, forKey: StageFields("format"))) else {
-            throw DecodingError.dataCorruptedError(forKey: StageFields("format"), in: f, debugDescription: "mp3, ogg or opus")
+            throw DecodingError.dataCorruptedError(forKey: StageFields("format"), in: f, debugDescription: Codec.Format.allCases.map(\.rawValue).joined(separator: ", "))
         }
         if f.has("kbps") {
             guard format == .mp3 else {
                 throw DecodingError.dataCorruptedError(forKey: StageFields("kbps"), in: f, debugDescription: "a bitrate is for mp3; ogg and opus take a compression level")
             }
-            setting = .mp3(kbps: try f.number("kbps", in: 32...320))
+            setting = .mp3(kbps: try f.number(Self.field("kbps")))
         } else {
-            setting = .compression(format, try f.number("compression", in: 0...1))
+            setting = .compression(format, try f.number(Self.field("compression")))
         }
     }
 

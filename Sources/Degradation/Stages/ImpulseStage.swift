@@ -1,6 +1,7 @@
 /// `{"impulse": {"id": "greathall"}}`: convolved with an impulse response of the dataset (a room).
 public struct ImpulseStage: StageUnit {
-    public static let name = "impulse"
+    public static let name = "impulse", example = #"{"impulse": {"id": "greathall"}}"#
+    public static let fields: [StageField] = [.text("id", about: "An impulse-response id of the dataset.")]
     public var id: String
     public init(id: String) { self.id = id }
     public init(from decoder: Decoder) throws { id = try decoder.stageFields().decode(String.self, forKey: StageFields("id")) }

@@ -77,7 +77,10 @@ extension NoiseSpec {
 
 /// `{"noise": {"kind": "pink", "level": {"snr": {"dB": 10}}}}`: generated or recorded noise added at a level.
 public struct NoiseStage: StageUnit {
-    public static let name = "noise"
+    public static let name = "noise", example = #"{"noise": {"kind": "pink", "level": {"snr": {"dB": 10}}}}"#
+    /// Its value is the suite schema's noise (`NoiseSpec`), as a test's noise is.
+    public static let fields: [StageField] = []
+    public static var valueSchema: [String: Any] { ["$ref": "#/$defs/noise"] }
     public var noise: NoiseSpec
     public init(_ noise: NoiseSpec) { self.noise = noise }
     public init(from decoder: Decoder) throws { noise = try NoiseSpec(from: decoder) }

@@ -35,7 +35,10 @@ public enum DegradationPreset: String, Sendable, Codable, CaseIterable {
 
 /// `{"preset": "radio-broadcast"}`: a named chain of stages (`DegradationPreset`).
 public struct PresetStage: StageUnit {
-    public static let name = "preset"
+    public static let name = "preset", example = #"{"preset": "radio-broadcast"}"#
+    /// Its value is a preset's name, not an object of fields.
+    public static let fields: [StageField] = []
+    public static var valueSchema: [String: Any] { ["enum": DegradationPreset.allCases.map(\.rawValue)] }
     public var preset: DegradationPreset
     public init(_ preset: DegradationPreset) { self.preset = preset }
     public init(from decoder: Decoder) throws {

@@ -8,7 +8,14 @@ import Foundation
 /// from `seed`, at least half a metre from every wall. Every field has a default: a 5 × 4 × 2.6 m living room
 /// reverberating for 0.5 s, 1.5 m apart (a phone held up across a table), seed 1. Longer and farther is harder.
 public struct RoomStage: StageUnit, Hashable {
-    public static let name = "room"
+    public static let name = "room", example = #"{"room": {"rt60": 0.8, "distance": 3}}"#
+    public static let about: String? = "A simulated shoebox room (image sources); every field has its default."
+    public static let fields: [StageField] = [
+        .number("rt60", 0.05...5, or: 0.5, about: "The reverberation time its response measures (T30), in seconds."),
+        .number("distance", 0.1...50, or: 1.5, about: "Metres between loudspeaker and microphone."),
+        .number("width", 1.5...100, or: 5), .number("depth", 1.5...100, or: 4), .number("height", 1.5...30, or: 2.6),
+        .number("seed", 0...1e9, whole: true, or: 1, about: "Draws the two places."),
+    ]
     public var rt60: Double
     public var distance: Double
     public var size: SIMD3<Double>
@@ -23,9 +30,9 @@ public struct RoomStage: StageUnit, Hashable {
 
     public init(from decoder: Decoder) throws {
         let f = try decoder.stageFields()
-        self.init(rt60: try f.number("rt60", in: 0.05...5, or: 0.5), distance: try f.number("distance", in: 0.1...50, or: 1.5),
-                  size: [try f.number("width", in: 1.5...100, or: 5), try f.number("depth", in: 1.5...100, or: 4), try f.number("height", in: 1.5...30, or: 2.6)],
-                  seed: try f.wholeNumber("seed", in: 0...1e9, or: 1))
+        let number = { try f.number(Self.field($0)) }
+        self.init(rt60: try number("rt60"), distance: try number("distance"),
+                  size: [try number("width"), try number("depth"), try number("height")], seed: try number("seed"))
     }
 
     public func encode(to encoder: Encoder) throws {

@@ -5,7 +5,7 @@ import Foundation
 /// One kind of degradation stage as suite files, benchmark conditions and sweeps name it, one key per unit:
 /// `{"gain": {"dB": -6}}`. A unit reads and writes its own value (checking every field's range), says which
 /// dataset recordings it needs, builds its degradations, and tells a sweep how its parameters hurt. Adding a
-/// unit is one file and one line in `StageUnits.all`.
+/// unit is one file and one line in `StageUnits.all`; the suite schema's stage part follows its declared fields.
 public protocol StageUnit: Sendable, Codable, Equatable {
     /// The key suite files, benchmark conditions, sweeps and `--unit` name it by: "gain".
     static var name: String { get }
@@ -16,12 +16,80 @@ public protocol StageUnit: Sendable, Codable, Equatable {
     /// For a sweep over `parameter`: the level that changes nothing when harm lies on both sides (nil: one-sided),
     /// and whether a larger level is harder.
     static func sweepSense(_ parameter: String) -> (neutral: Double?, largerIsHarder: Bool)
+    /// Its value's fields: decoding reads their ranges from here, and so do the suite schema
+    /// (`StageUnits.schema`), `--parameter` and the help. A unit whose value is not an object has none.
+    static var fields: [StageField] { get }
+    /// How many fields a value holds, when not every combination is allowed (clipping: one of two).
+    static var fieldCount: ClosedRange<Int>? { get }
+    /// What the schema says of the unit beyond its fields' own words.
+    static var about: String? { get }
+    /// Its value in the suite schema: by default an object of `fields`.
+    static var valueSchema: [String: Any] { get }
+    /// A stage as a suite file writes it, `{"gain": {"dB": -6}}`: checked against the schema and the decoder.
+    static var example: String { get }
 }
 
 extension StageUnit {
     public var recordings: [String] { [] }
     public static func sweepSense(_ parameter: String) -> (neutral: Double?, largerIsHarder: Bool) { (nil, true) }
+    public static var fieldCount: ClosedRange<Int>? { nil }
+    public static var about: String? { nil }
+    public static var valueSchema: [String: Any] {
+        var schema: [String: Any] = ["type": "object", "additionalProperties": false,
+                                     "properties": Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.schema) })]
+        let required = fields.filter(\.required).map(\.name)
+        if !required.isEmpty { schema["required"] = required }
+        if let count = fieldCount { schema["minProperties"] = count.lowerBound; schema["maxProperties"] = count.upperBound }
+        if let about { schema["description"] = about }
+        return schema
+    }
+    /// A declared field by name.
+    static func field(_ name: String) -> StageField {
+        guard let field = fields.first(where: { $0.name == name }) else { preconditionFailure("\(Self.name) declares no field \(name)") }
+        return field
+    }
+    /// The fields a sweep can vary: the numbers.
+    public static var numberFields: [String] { fields.filter { $0.range != nil }.map(\.name) }
     func isEqual(_ other: any StageUnit) -> Bool { (other as? Self) == self }
+}
+
+/// One field of a unit's value as suite files write it: `dB` in `{"gain": {"dB": -6}}`.
+public struct StageField: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// A number within the range; `whole`: 1.5 is refused, never truncated.
+        case number(ClosedRange<Double>, whole: Bool)
+        case choice([String])
+        case text
+    }
+    public var name: String
+    public var kind: Kind
+    /// The value an absent number takes; nil: it must be given (unless `required` says otherwise).
+    public var fallback: Double?
+    public var required: Bool
+    public var about: String?
+
+    /// A number field; required unless it has a fallback or `required` says otherwise (one of several).
+    public static func number(_ name: String, _ range: ClosedRange<Double>, whole: Bool = false, or fallback: Double? = nil,
+                              required: Bool? = nil, about: String? = nil) -> StageField {
+        StageField(name: name, kind: .number(range, whole: whole), fallback: fallback, required: required ?? (fallback == nil), about: about)
+    }
+    public static func choice(_ name: String, _ values: [String]) -> StageField { StageField(name: name, kind: .choice(values), required: true) }
+    public static func text(_ name: String, about: String) -> StageField { StageField(name: name, kind: .text, required: true, about: about) }
+
+    public var range: ClosedRange<Double>? { if case .number(let range, _) = kind { return range } else { return nil } }
+
+    /// The field in the suite schema.
+    var schema: [String: Any] {
+        var schema: [String: Any]
+        switch kind {
+        case .number(let range, let whole): schema = ["type": whole ? "integer" : "number", "minimum": range.lowerBound, "maximum": range.upperBound]
+        case .choice(let values): schema = ["enum": values]
+        case .text: schema = ["type": "string"]
+        }
+        if let fallback { schema["default"] = fallback }
+        if let about { schema["description"] = about }
+        return schema
+    }
 }
 
 /// Every stage unit a suite file may name, in the order errors list them. Adding a unit means adding one line here.
@@ -31,6 +99,20 @@ public enum StageUnits {
         SpeedStage.self, TempoStage.self, PitchStage.self, CodecStage.self, ImpulseStage.self, NoiseStage.self,
         PresetStage.self, BitCrushStage.self, RoomStage.self, SkipStage.self,
     ]
+
+    public static func named(_ name: String) -> (any StageUnit.Type)? { all.first { $0.name == name } }
+
+    /// The suite schema's `$defs.unit` and `$defs.stage`, written from the units (a test holds
+    /// Schemas/suite.schema.json to them).
+    public static var schema: (unit: [String: Any], stage: [String: Any]) {
+        (["type": "object", "minProperties": 1, "maxProperties": 1, "propertyNames": ["enum": all.map { $0.name }]],
+         ["oneOf": all.map { ["$ref": "#/$defs/unit", "required": [$0.name], "properties": [$0.name: $0.valueSchema]] }])
+    }
+
+    /// Each unit with the numbers a sweep can vary: "gain: dB; clipping: dBFS, share; ...".
+    public static var sweepableParameters: String {
+        all.filter { !$0.numberFields.isEmpty }.map { "\($0.name): \($0.numberFields.joined(separator: ", "))" }.joined(separator: "; ")
+    }
 }
 
 /// What building a stage may need from the run: the dataset's noise recordings and impulse responses, by id,
@@ -104,7 +186,8 @@ public protocol OneNumberStage: StageUnit {
 }
 
 extension OneNumberStage {
-    public init(from decoder: Decoder) throws { self.init(try decoder.stageFields().number(Self.field, in: Self.range)) }
+    public static var fields: [StageField] { [.number(field, range)] }
+    public init(from decoder: Decoder) throws { self.init(try decoder.stageFields().number(Self.fields[0])) }
     public func encode(to encoder: Encoder) throws { try encoder.stageFields([(Self.field, value)]) }
 }
 
@@ -123,21 +206,18 @@ extension Decoder {
 }
 
 extension KeyedDecodingContainer where Key == StageFields {
-    /// A number field within `range` (or `fallback` when absent and one is given).
-    func number(_ name: String, in range: ClosedRange<Double>, or fallback: Double? = nil) throws -> Double {
-        let key = StageFields(name)
-        if let fallback, !contains(key) { return fallback }
+    /// A declared number field: within its range, whole when it must be (1.5 refused, never truncated), its
+    /// fallback when absent.
+    func number(_ field: StageField) throws -> Double {
+        guard case .number(let range, let whole) = field.kind else { preconditionFailure("\(field.name) is not a number field") }
+        let key = StageFields(field.name)
+        if let fallback = field.fallback, !contains(key) { return fallback }
         let value = try decode(Double.self, forKey: key)
         guard range.contains(value) else {
             throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "must be within \(range.lowerBound)...\(range.upperBound), got \(value)")
         }
-        return value
-    }
-    /// A whole-number field within `range`: 1.5 is refused, never truncated.
-    func wholeNumber(_ name: String, in range: ClosedRange<Double>, or fallback: Double? = nil) throws -> Double {
-        let value = try number(name, in: range, or: fallback)
-        guard value == value.rounded() else {
-            throw DecodingError.dataCorruptedError(forKey: StageFields(name), in: self, debugDescription: "must be a whole number, got \(value)")
+        guard !whole || value == value.rounded() else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "must be a whole number, got \(value)")
         }
         return value
     }
