@@ -68,10 +68,11 @@ public struct Benchmark {
                                   lengths: Dictionary(queries.map { ($0.id, $0.length) }) { first, _ in first }, progress: progress)
         var spec = c.spec
         spec.conditions = conditions
-        let results = assemble(spec: spec, catalog: catalog, algorithms: algorithms.indices.map { Self.info(algorithms[$0], index.catalogs[$0]) }
+        var results = assemble(spec: spec, catalog: catalog, algorithms: algorithms.indices.map { Self.info(algorithms[$0], index.catalogs[$0]) }
                                    + systems.map(Self.info),
                                queries: queries, answers: outcomes.flatMap(\.answers) + asked.answers, skipped: skipped, failures: failures,
                                borrowed: recordings.borrowed)
+        results.repeats = RepeatedPassages.judge(results, path: c.dataset.path, threads: c.threads)  // a slice: its candidates' (the merge keeps what it uses)
         let scaling = try scalingLength.map { try scalingCurve(length: $0, queries: answered, outcomes: outcomes, tracks: catalog.tracks,
                                                           durations: catalog.durations, algorithms: algorithms, prints: index.indexed.prints,
                                                           results: results, progress: progress) } ?? []

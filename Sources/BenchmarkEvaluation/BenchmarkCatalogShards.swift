@@ -150,6 +150,7 @@ extension BenchmarkResults {
             }
             merged.skipped = Shard.once(ordered.map(\.results.skipped))
             merged.failures = Shard.once(ordered.map(\.results.failures))
+            merged.repeats = RepeatedPassages.merged(ordered.map(\.results), into: merged)
             merged.shard?.catalogShard = nil
             return (path: ordered[0].path, results: merged)
         }

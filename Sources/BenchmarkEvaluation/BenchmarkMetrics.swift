@@ -6,6 +6,8 @@ import Foundation
 /// What a positive query's top answer was, at a given decision rule.
 public enum Outcome: String, Sendable, Codable, CaseIterable {
     case correct = "correct"
+    /// The right recording at another offset whose audio is the truth's again (`RepeatedPassages`).
+    case repeatedPassage = "right recording, repeated passage"
     case wrongOffset = "right recording, wrong offset"
     case wrongRecording = "wrong recording"
     case noMatch = "no match"
@@ -22,6 +24,8 @@ public struct ConditionMetrics: Sendable, Codable, Equatable {
     public var hitAt5: Rate
     /// Correct at the threshold calibrated on the negatives of this length.
     public var correctCalibrated: Rate
+    /// The same with repeated passages counted as correct.
+    public var correctOrRepeatCalibrated: Rate
     /// The top answer, threshold not applied, names the recording at an offset within ±50 ms
     /// (`BenchmarkMetrics.exactTolerance`): the segment-level top-1 "exact" hit rate the learned-fingerprint
     /// papers report (NAFP, Chang et al. 2021, §4; FlowHash), which has no "no match".
@@ -83,20 +87,26 @@ public struct BenchmarkMetrics: Sendable, Equatable {
                 for condition in r.spec.conditions {
                     let answers = byKey["\(algorithm)|\(length)|\(condition.id)"] ?? []
                     var counts: [Outcome: Int] = [:]
-                    var hits = 0, calibrated = 0, exact = 0
+                    var hits = 0, calibrated = 0, repeated = 0, exact = 0
                     for answer in answers {
                         let q = queries[answer.query]!
                         counts[Self.outcome(answer.top.first(where: \.matched), truth: q, expectedOffset: answer.expectedOffset, results: r), default: 0] += 1
                         if answer.top.prefix(5).contains(where: { r.catalog.tracks[$0.track] == q.file }) { hits += 1 }
                         if let top = answer.top.first, r.catalog.tracks[top.track] == q.file,
                            abs(top.offset - (answer.expectedOffset ?? q.start)) <= Self.exactTolerance { exact += 1 }
-                        if let top = answer.top.first, top.score > threshold,
-                           Self.outcome(top, truth: q, expectedOffset: answer.expectedOffset, results: r) == .correct { calibrated += 1 }
+                        if let top = answer.top.first, top.score > threshold {
+                            switch Self.outcome(top, truth: q, expectedOffset: answer.expectedOffset, results: r) {
+                            case .correct: calibrated += 1
+                            case .repeatedPassage: repeated += 1
+                            default: break
+                            }
+                        }
                     }
                     conditions.append(ConditionMetrics(
                         algorithm: algorithm, length: length, condition: condition.id,
                         outcomes: Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0.rawValue, Rate(counts[$0] ?? 0, of: answers.count)) }),
                         hitAt5: Rate(hits, of: answers.count), correctCalibrated: Rate(calibrated, of: answers.count),
+                        correctOrRepeatCalibrated: Rate(calibrated + repeated, of: answers.count),
                         exactTop1: Rate(exact, of: answers.count)))
                 }
             }
@@ -112,7 +122,9 @@ public struct BenchmarkMetrics: Sendable, Equatable {
     public static func outcome(_ match: BenchmarkMatch?, truth: BenchmarkQuery, expectedOffset: Double? = nil, results r: BenchmarkResults) -> Outcome {
         guard let match else { return .noMatch }
         guard r.catalog.tracks[match.track] == truth.file else { return .wrongRecording }
-        return abs(match.offset - (expectedOffset ?? truth.start)) <= r.spec.offsetTolerance ? .correct : .wrongOffset
+        let start = expectedOffset ?? truth.start
+        if abs(match.offset - start) <= r.spec.offsetTolerance { return .correct }
+        return r.isRepeat(match, start: start, length: truth.length) ? .repeatedPassage : .wrongOffset
     }
 
     /// An answer's outcome at the threshold calibrated for its algorithm and length (what the summary's bold

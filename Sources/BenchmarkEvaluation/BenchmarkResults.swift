@@ -83,6 +83,9 @@ public struct BenchmarkResults: Sendable, Codable, Equatable {
     public var answers: [BenchmarkAnswer]
     public var skipped: [Problem]
     public var failures: [Problem]
+    /// The wrong-offset answers' passages that are one repeated (`RepeatedPassages`); absent: not judged (a
+    /// catalog slice, or a file written before the rule: `fpbench report --judge-repeats` judges it).
+    public var repeats: [RepeatedPassage]?
     /// Which part of a sharded benchmark this is (absent: the whole benchmark).
     public var shard: Shard?
     /// The whole file's checksum with this field empty (`ShardedResults.sealed()`): an edited or damaged file is refused.
@@ -177,7 +180,7 @@ public struct BenchmarkCosts: Sendable, Codable, Equatable {
 
 extension BenchmarkResults: ShardedResults {
     public var itemCount: Int { answers.count }
-    public static let partFields: Set<String> = ["answers", "skipped", "failures"]
+    public static let partFields: Set<String> = ["answers", "skipped", "failures", "repeats"]
 
     /// The parts of one sharded benchmark (each with its file's path, for messages) gathered into the
     /// results the unsharded run writes: answers in query order, problems each once, in shard order.
@@ -193,6 +196,7 @@ extension BenchmarkResults: ShardedResults {
             .sorted { (order[$0.element.query] ?? 0, $0.offset) < (order[$1.element.query] ?? 0, $1.offset) }.map(\.element)
         merged.skipped = Shard.once(sorted.map(\.results.skipped))
         merged.failures = Shard.once(sorted.map(\.results.failures))
+        merged.repeats = RepeatedPassages.merged(parts.map(\.results), into: merged)
         return merged
     }
 }

@@ -139,6 +139,7 @@ public enum BenchmarkReport {
             for outcome in Outcome.allCases { row(c.algorithm, c.length, c.condition, outcome.rawValue, c.outcomes[outcome.rawValue]!) }
             row(c.algorithm, c.length, c.condition, "hit@5", c.hitAt5)
             row(c.algorithm, c.length, c.condition, "correct at calibrated threshold", c.correctCalibrated)
+            row(c.algorithm, c.length, c.condition, "correct or repeated passage at calibrated threshold", c.correctOrRepeatCalibrated)
             row(c.algorithm, c.length, c.condition, exactMeasure, c.exactTop1)
         }
         for n in m.negatives {
@@ -251,6 +252,26 @@ public enum BenchmarkReport {
         return s + "\n"
     }
 
+    /// Answers that landed on another copy of the query's passage, judged by one rule for every row, and the
+    /// cells they change when counted as correct.
+    static func repeatsSection(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, conditions: [BenchmarkCondition]) -> String {
+        var s = "## Repeated passages\n\n"
+        guard let repeats = r.repeats else {
+            return s + "Not judged (a catalog slice's results, or results written before the rule): `fpbench report --judge-repeats` judges them.\n\n"
+        }
+        s += "One rule for every algorithm and system: \(RepeatedPassages.rule). Of the wrong-offset top answers, \(repeats.count) "
+        s += "passage pairs are repeats (answers.csv: \"\(Outcome.repeatedPassage.rawValue)\").\n\n"
+        let changed = m.conditions.filter { $0.correctOrRepeatCalibrated.successes > $0.correctCalibrated.successes }
+        guard !changed.isEmpty else { return s + "None is a top answer above a calibrated threshold: the tables above stand as they are.\n\n" }
+        s += "Counted as correct, they change these cells (correct top-1 % at the calibrated threshold):\n\n"
+        s += "| algorithm | length | condition | correct | correct or repeated passage |\n|---|---|---|---|---|\n"
+        for c in changed {
+            s += "| \(c.algorithm) | \(g(c.length)) s | \(c.condition) | \(percent(c.correctCalibrated)) [\(interval(c.correctCalibrated))] | "
+            s += "\(percent(c.correctOrRepeatCalibrated)) [\(interval(c.correctOrRepeatCalibrated))] |\n"
+        }
+        return s + "\n"
+    }
+
     /// The conditions some algorithm has a calibrated rate in.
     static func shownConditions(_ r: BenchmarkResults, metrics m: BenchmarkMetrics) -> [BenchmarkCondition] {
         r.spec.conditions.filter { c in m.conditions.contains { $0.condition == c.id && $0.correctCalibrated.total > 0 } }
@@ -275,9 +296,10 @@ public enum BenchmarkReport {
             s += "\n![detection](detection-\(g(length))s.svg)\n\n![scores](scores-\(g(length))s.svg)\n\n"
         }
         s += exactSection(r, metrics: m, conditions: conditions)
+        s += repeatsSection(r, metrics: m, conditions: conditions)
         s += crossCheckSection(r, metrics: m)
         s += "## What the top answers were (documented thresholds, \(g(r.spec.queryLengths.max() ?? 0)) s queries)\n\n"
-        s += "| algorithm | condition | correct | right recording, wrong offset | wrong recording | no match | hit@5 |\n|---|---|---|---|---|---|---|\n"
+        s += "| algorithm | condition | " + Outcome.allCases.map(\.rawValue).joined(separator: " | ") + " | hit@5 |\n|---|---|" + Outcome.allCases.map { _ in "---|" }.joined() + "---|\n"
         for algorithm in r.algorithms {
             for c in conditions {
                 guard let cm = m.condition(algorithm.identifier, r.spec.queryLengths.max() ?? 0, c.id) else { continue }

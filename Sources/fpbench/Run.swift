@@ -97,6 +97,26 @@ struct Report: ParsableCommand {
     @Argument(help: "A results.json written by `fpbench run` or `fpbench benchmark`, or a sweep.json.") var results: String
     @Option(help: "Output folder (default: the results file's folder).") var out: String?
     @Flag(help: "Read a results file that carries no seal (one fpbench wrote before it sealed its results), with a warning.") var unsealed = false
+    @Flag(help: "Judge a benchmark's wrong-offset answers by the repeated-passage rule (reading its catalog's audio, which must be the one it ran on) and write the results with the judgement.")
+    var judgeRepeats = false
+
+    func validate() throws {
+        if judgeRepeats && unsealed { throw ValidationError("--judge-repeats writes a sealed results file; it cannot vouch for an unsealed one") }
+    }
+
+    /// The repeated passages of `r`, judged on its catalog's audio (the same manifest, checked by its SHA-256).
+    static func judgedRepeats(_ r: BenchmarkResults) throws -> [RepeatedPassage] {
+        let dataset = try validated { try Dataset.load(r.catalog.dataset) }
+        guard dataset.manifestSHA256 == r.catalog.manifestSHA256 else {
+            throw ValidationError("--judge-repeats: Datasets/\(r.catalog.dataset)'s manifest is not the one the benchmark ran on (SHA-256 \(r.catalog.manifestSHA256.prefix(12)))")
+        }
+        if let missing = r.catalog.tracks.first(where: { !FileManager.default.fileExists(atPath: dataset.path($0)) }) {
+            throw ValidationError("--judge-repeats: \(dataset.path(missing)) is missing: fetch the catalog's audio first (scripts/fetch-dataset.sh \(r.catalog.dataset))")
+        }
+        let repeats = RepeatedPassages.judge(r, path: dataset.path, threads: ProcessInfo.processInfo.activeProcessorCount)
+        Console.note("fpbench report: \(repeats.count) repeated passages among the wrong-offset answers")
+        return repeats
+    }
 
     func run() throws {
         guard let data = RegularFile.contents(results) else { throw ValidationError("\(results): no such file") }
@@ -111,11 +131,12 @@ struct Report: ParsableCommand {
             print(folder.appendingPathComponent("sweep.md").path)
             return
         case .benchmark:
-            let decoded = try validated { try BenchmarkResults.decode(data, path: results) }
+            var decoded = try validated { try BenchmarkResults.decode(data, path: results) }
             try Self.checkSeal(decoded, path: results, acceptingUnsealed: unsealed)
+            if judgeRepeats { decoded.repeats = try Self.judgedRepeats(decoded) }
             let costsFile = URL(fileURLWithPath: results).deletingLastPathComponent().appendingPathComponent("costs.json")
             let costs = RegularFile.contents(costsFile.path).flatMap { try? JSONDecoder().decode(BenchmarkCosts.self, from: $0) }
-            try BenchmarkReport.write(decoded, costs: costs, to: folder, includeResults: out != nil)
+            try BenchmarkReport.write(decoded, costs: costs, to: folder, includeResults: out != nil || judgeRepeats)
         case .suite:
             let decoded = try validated { try RunResults.decode(data, path: results) }
             try Self.checkSeal(decoded, path: results, acceptingUnsealed: unsealed)

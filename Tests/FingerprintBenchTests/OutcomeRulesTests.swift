@@ -1,4 +1,5 @@
 import BenchmarkEvaluation
+import DSP
 import Evaluation
 import Foundation
 import SuiteEvaluation
@@ -111,5 +112,63 @@ import Testing
         #expect(negative.falsePositives == Rate(1000, of: 1000))
         // The positive scored 0.4982, just above the threshold: correct at the calibrated threshold.
         #expect(metrics.condition(algorithm, 5, "clean")?.correctCalibrated == Rate(1, of: 1))
+    }
+
+    /// Ten seconds of "music": notes of a quarter second at seeded random pitches, with a little noise.
+    static func melody(seed: UInt64, seconds: Double = 10, rate: Double = 8000) -> [Float] {
+        let random = SeededNoise(seed: seed), note = Int(rate / 4)
+        return (0..<Int(seconds * 4)).flatMap { _ -> [Float] in
+            let frequency = 200 * pow(2, Double(random.integer(below: 36)) / 12)
+            return (0..<note).map { Float(0.4 * sin(2 * .pi * frequency * Double($0) / rate)) }
+        }.enumerated().map { $1 + Float(0.01 * sin(Double($0) * 1.7)) }
+    }
+
+    /// The repeated-passage rule on a track built as A B A C: the answer on A's second copy (0.2 s off it,
+    /// within the tolerance) is a repeated passage, the answer on B a wrong offset; one rule for every row.
+    @Test func anAnswerOnAnotherCopyOfThePassageIsARepeatedPassage() throws {
+        let a = Self.melody(seed: 1), b = Self.melody(seed: 2), c = Self.melody(seed: 3)
+        let track = Scratch.path("loop", ".wav")
+        try floatWAV(a + b + a + c).write(to: track)
+        defer { try? FileManager.default.removeItem(at: track) }
+        let copy = try #require(RepeatedPassages.similarity(truth: a, other: Array((b + a + c)[(10 * 8000 - 4000)..<(20 * 8000 + 4000)]), lag: 31))
+        let other = try #require(RepeatedPassages.similarity(truth: a, other: Array((a + b + c)[(10 * 8000 - 4000)..<(20 * 8000 + 4000)]), lag: 31))
+        #expect(copy > 0.95 && other < RepeatedPassages.threshold - 0.1, "a copy \(copy) (a quarter frame off the grid), another passage \(other)")
+
+        var r = Self.run
+        var q = try #require(r.queries.first { !$0.negative })
+        q.file = "loop.wav"; q.start = 0; q.length = 10
+        r.queries = [q]
+        r.catalog.tracks = ["loop.wav"]; r.catalog.trackSeconds = [40]
+        r.answers = [answer(q, track: 0, offset: 20.2), answer(q, track: 0, offset: 10), answer(q, track: 0, offset: 0.3)]
+        for i in r.answers.indices { r.answers[i].algorithm = ["copy", "other", "right"][i] }
+        r.repeats = RepeatedPassages.judge(r, path: { _ in track.path }, threads: 2)
+        #expect(r.repeats?.map { [$0.start, $0.other] } == [[0, 20.2]])
+        #expect(r.repeats!.allSatisfy { $0.similarity >= RepeatedPassages.threshold })
+        let outcomes = r.answers.map { BenchmarkMetrics.outcome($0.top.first, truth: q, results: r) }
+        #expect(outcomes == [.repeatedPassage, .wrongOffset, .correct])
+        r.repeats = nil
+        #expect(BenchmarkMetrics.outcome(r.answers[0].top.first, truth: q, results: r) == .wrongOffset, "not judged: a wrong offset as before")
+    }
+
+    /// A benchmark judges its wrong-offset answers; results written before the rule say "not judged", and
+    /// `fpbench report --judge-repeats` judges them on the catalog's audio and writes them again, sealed.
+    @Test func resultsWrittenBeforeTheRuleAreJudgedOnRequest() throws {
+        var r = Self.run
+        #expect(r.repeats != nil, "a benchmark judges its wrong-offset answers")
+        r.repeats = nil
+        let folder = Scratch.path("repeats")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("results.json")
+        try r.sealed().encoded().write(to: file)
+        let summary = { try String(contentsOf: folder.appendingPathComponent("summary.md"), encoding: .utf8) }
+        #expect(try runFPBench(["report", file.path]).status == 0)
+        #expect(try summary().contains("Not judged"))
+        let judged = try runFPBench(["report", file.path, "--judge-repeats"])
+        #expect(judged.status == 0, "\(judged.errors)")
+        #expect(try summary().contains("One rule for every algorithm and system") && !(try summary().contains("Not judged")))
+        #expect(try BenchmarkResults.decode(try Data(contentsOf: file), path: file.path).repeats == Self.run.repeats)
+        let refused = try runFPBench(["report", file.path, "--judge-repeats", "--unsealed"])
+        #expect(refused.status == 64 && refused.errors.contains("cannot vouch for an unsealed one"), "\(refused.errors)")
     }
 }
