@@ -25,8 +25,9 @@ def main():
     fpbench, names = sys.argv[1], sys.argv[2:] or sorted(
         n for n in os.listdir(os.path.join(ROOT, "Systems")) if os.path.exists(os.path.join(ROOT, "Systems", n, "install.sh")))
     installed, problems = [], []
+    env = dict(os.environ, FPBENCH=os.path.abspath(fpbench))  # Systems/fpbench runs the fpbench under test
     for name in names:
-        run = subprocess.run([os.path.join(ROOT, "Systems", name, "install.sh")], capture_output=True, text=True)
+        run = subprocess.run([os.path.join(ROOT, "Systems", name, "install.sh")], capture_output=True, text=True, env=env)
         if run.returncode != 0:
             last = [line for line in run.stderr.splitlines() if line.strip()][-2:]
             print(f"test_systems: {name}: SKIPPED, its install failed (exit {run.returncode}): {' | '.join(last)}")
@@ -42,7 +43,7 @@ def main():
                    "--system-state", os.path.join(out, "state"), "--out", os.path.join(out, "run")]
         for name in installed:
             command += ["--system", os.path.join(ROOT, "Systems", name, f"{name}.json")]
-        run = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+        run = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env)
         if run.returncode != 0:
             print(run.stderr)
             return 1

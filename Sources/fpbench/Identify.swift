@@ -3,6 +3,7 @@ import AudioIO
 import Evaluation
 import Fingerprinting
 import Foundation
+import Reporting
 
 struct Identify: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,6 +31,8 @@ struct Identify: ParsableCommand {
     @Option(help: "Matches to print per query (1 or more).") var limit = 5
     @Option(help: "A match must score above this (0 to 1), instead of the calibrated or documented threshold.") var threshold: Double?
     @Option(help: threadsHelp) var threads = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: "text (to read), or csv for scripts and `benchmark --system` (\(Format.csvHeader); one row per match above the threshold, none for \"no match\").")
+    var format = Format.text
     @OptionGroup var calibration: IndexCommand.CalibrationOptions
     @OptionGroup var progress: ProgressOptions
 
@@ -67,8 +70,12 @@ struct Identify: ParsableCommand {
         var failures = 0
         let index = try searchedCatalog(algorithm, reporter: reporter, failures: &failures)
         let hours = index.duration / 3600
-        print("catalog: \(index.names.count) references, \(String(format: "%.1f", index.duration)) s, "
-              + "\(index.byteCount) bytes (\(String(format: "%.2f", Double(index.byteCount) / 1_048_576 / max(hours, 1e-9))) MiB per hour of audio)")
+        if format == .text {
+            print("catalog: \(index.names.count) references, \(String(format: "%.1f", index.duration)) s, "
+                  + "\(index.byteCount) bytes (\(String(format: "%.2f", Double(index.byteCount) / 1_048_576 / max(hours, 1e-9))) MiB per hour of audio)")
+        } else {
+            print(Format.csvHeader)
+        }
         let rule: Rule = threshold.map(Rule.given) ?? index.calibration.map(Rule.calibrated) ?? .documented
         if case .documented = rule {
             Console.note("identify: \(algorithm.identifier)'s documented threshold is not calibrated for this catalog and can answer recordings "
@@ -103,8 +110,33 @@ struct Identify: ParsableCommand {
         return made
     }
 
+    /// How answers are printed.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, csv
+        static let csvHeader = "query,rank,reference,score,offset_s,raw_figure"
+    }
+
+    /// A query's matches above the threshold as CSV rows; false when the query failed (an error, said on stderr).
+    private func reportCSV(_ answer: Result<(print: AnyFingerprint, matches: [Match]), Error>, for path: String, rule: Rule) -> Bool {
+        do {
+            let (queryPrint, found) = try answer.get()
+            let threshold = rule.threshold(for: queryPrint.duration)
+            for (rank, match) in (threshold.map { t in found.filter { $0.comparison.score > t.value } } ?? found).enumerated() {
+                print(CSV.row([path, String(rank + 1), match.reference, String(match.comparison.score),
+                               String(format: "%.3f", match.comparison.offset), String(format: "%g", match.comparison.rawFigure)]))
+            }
+        } catch is FingerprintError {
+            // silence or too little audio: no match, no row
+        } catch {
+            Console.error(describe(error, file: path))
+            return false
+        }
+        return true
+    }
+
     /// Prints a query's answer; false when the query failed (an error, said on stderr).
     private func report(_ answer: Result<(print: AnyFingerprint, matches: [Match]), Error>, for path: String, rule: Rule, algorithm: AnyAlgorithm) -> Bool {
+        if format == .csv { return reportCSV(answer, for: path, rule: rule) }
         print("\(path):")
         if let duration = try? AudioReader.duration(path), duration > longestQuery {
             print(String(format: "  (searched on its first %g s of %.1f s)", longestQuery, duration))

@@ -45,6 +45,14 @@ final class IndexCatalogTests: XCTestCase {
         XCTAssertEqual(documented.errors.components(separatedBy: "not calibrated").count - 1, 1, documented.errors)
         let strict = try runFPBench(["identify", "-a", "constellation", "--index", index, "--threshold", "0.99", "--quiet", "--", positive])
         XCTAssertTrue(strict.output.contains("no match (best: \(tracks)/track12.ogg") && strict.output.contains("(--threshold)"), strict.output)
+        // For scripts (and Systems/fpbench): a header, one row per match above the threshold, none for "no match".
+        let csv = try runFPBench(["identify", "-a", "constellation", "--index", index, "--format", "csv", "--quiet", "--", positive, negative, silent])
+        XCTAssertEqual(csv.status, 0, csv.errors)
+        let rows = csv.output.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        XCTAssertEqual(rows.first, ["query", "rank", "reference", "score", "offset_s", "raw_figure"])
+        XCTAssertEqual(rows.dropFirst().first.map { Array($0.prefix(3)) }, [positive, "1", "\(tracks)/track12.ogg"], csv.output)
+        XCTAssertEqual(Double(rows[1][4]) ?? -1, 3, accuracy: 0.1, "the excerpt starts 3 s in")
+        XCTAssertFalse(rows.dropFirst().contains { $0[0] != positive }, "the negative and the silent query: no rows")
     }
 
     /// `benchmark --index` with an index of other audio, or of an algorithm it does not run, is refused before
