@@ -92,8 +92,8 @@ extension Benchmark {
             let asked = askedBySystem[s], ready = asked.filter { $0.failure == nil }
             let path = { (question: BenchmarkAnswer) in files.path(rate: rate, query: question.query, condition: question.condition) }
             let paths = ready.map(path)
-            let (lines, calls) = system.answer(paths, state: indexed.state) { progress.advance(by: $0) }
-            let alone = paths.first.flatMap { system.answer([$0], state: indexed.state).calls.first }
+            let (lines, calls, remembered) = system.answer(paths, state: indexed.state) { progress.advance(by: $0) }
+            let alone = paths.first.flatMap { system.answer([$0], state: indexed.state, remembering: false).calls.first }
             let answers = asked.map { question -> BenchmarkAnswer in
                 var answer = question
                 answer.algorithm = system.identifier
@@ -104,7 +104,7 @@ extension Benchmark {
                 }
                 return answer
             }
-            return (answers, BenchmarkCosts.SystemCosts(indexed, calls: calls, alone: alone))
+            return (answers, BenchmarkCosts.SystemCosts(indexed, calls: calls, alone: alone, remembered: remembered))
         }
         progress.finish()
         return (perSystem.flatMap { $0.0 }, perSystem.map { $0.1 })
@@ -171,8 +171,10 @@ extension BenchmarkCosts {
         public var queryPeakResidentBytes: Int
         /// One query in a call of its own: the whole process, start-up and loading the index included.
         public var aloneCPUSeconds: Double?
+        /// Queries answered from an earlier, interrupted or repeated run's memory (not asked, not in the CPU figures).
+        public var remembered: Int?
 
-        init(_ indexed: Benchmark.IndexedSystem, calls: [OutsideSystem.Call], alone: OutsideSystem.Call?) {
+        init(_ indexed: Benchmark.IndexedSystem, calls: [OutsideSystem.Call], alone: OutsideSystem.Call?, remembered: Int) {
             identifier = indexed.system.identifier
             version = indexed.version
             indexReused = indexed.reused
@@ -182,6 +184,7 @@ extension BenchmarkCosts {
             queryCPUSeconds = calls.reduce(0) { $0 + $1.cpuSeconds }
             queryPeakResidentBytes = calls.map(\.peakResidentBytes).max() ?? 0
             aloneCPUSeconds = alone?.cpuSeconds
+            self.remembered = remembered > 0 ? remembered : nil
         }
 
         /// CPU per query over the batched calls (each call's start-up shared by its queries).

@@ -195,13 +195,21 @@ public struct OutsideSystem: Sendable {
     /// first query it said nothing about is asked alone (so a query that fails alone is the one named),
     /// and the rest goes on in a new batch: one bad query costs one more call, and takes no other answer
     /// with it. A call that printed nothing is retried one query at a time. `answered` hears how many
-    /// queries each call settled (for progress).
-    public func answer(_ files: [String], state: URL, answered: (Int) -> Void = { _ in })
-        -> (lines: [String: Result<[AnswerFormat.Line], SystemError>], calls: [Call]) {
+    /// queries each call settled (for progress). `remembering`: answers kept beside the index
+    /// (`AnswerMemory`) are taken from there and new ones kept as each batch ends, so an interrupted run
+    /// resumes; `remembered` counts the queries not asked again.
+    public func answer(_ files: [String], state: URL, remembering: Bool = true, answered: (Int) -> Void = { _ in })
+        -> (lines: [String: Result<[AnswerFormat.Line], SystemError>], calls: [Call], remembered: Int) {
         var lines: [String: Result<[AnswerFormat.Line], SystemError>] = [:], calls: [Call] = []
-        var pending = files[...]
+        let memory = remembering ? AnswerMemory(state: state) : nil
+        let keys = memory == nil ? [:] : Dictionary(files.map { ($0, AnswerMemory.key($0)) }, uniquingKeysWith: { first, _ in first })
+        for file in files { if let key = keys[file] ?? nil, let known = memory?.answer(key, query: file) { lines[file] = .success(known) } }
+        let remembered = lines.count
+        if remembered > 0 { answered(remembered) }
+        var pending = files.filter { lines[$0] == nil }[...]
         while !pending.isEmpty {
             let batch = Array(pending.prefix(description.query.batch))
+            defer { memory?.remember(batch.compactMap { file in (try? lines[file]?.get()).flatMap { found in keys[file]?.map { ($0, found) } } }) }
             let result = call(batch, state: state)
             calls += result.run.map { [$0] } ?? []
             guard case .failure = result.outcome else {
@@ -225,7 +233,7 @@ public struct OutsideSystem: Sendable {
             pending.removeFirst(settled)
             answered(settled)
         }
-        return (lines, calls)
+        return (lines, calls, remembered)
     }
 
     /// One call over `files`: the answer lines it printed, by file, for each file it printed a line about

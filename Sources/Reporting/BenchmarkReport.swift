@@ -397,11 +397,13 @@ public enum BenchmarkReport {
             s += (x.indexReused ? " (index reused)" : "") + String(format: " | %.0f | %.2f | ", Double(x.index.peakResidentBytes) / 1e6, x.index.mebibytesPerHour)
             s += (x.batchedQueryMilliseconds.map { String(format: "%.1f", $0) } ?? "—") + " | "
             s += (x.aloneCPUSeconds.map { String(format: "%.0f", 1000 * $0) } ?? "—")
-            s += String(format: " | %.0f | %d |\n", Double(x.queryPeakResidentBytes) / 1e6, x.calls)
+            s += String(format: " | %.0f | %d", Double(x.queryPeakResidentBytes) / 1e6, x.calls)
+            s += (x.remembered.map { " (\($0) answers remembered from an earlier run)" } ?? "") + " |\n"
         }
         s += "\nA system's indexing includes its own decoding (the algorithms' figures above do not); converted tracks, "
         s += "if any, were decoded by fpbench first. \"One query alone\" is one call with a single query: start-up and loading the index included. "
-        s += "A reused index reports the costs measured when it was built.\n\n"
+        s += "A reused index reports the costs measured when it was built; remembered answers (an interrupted or repeated run's, kept beside the index by "
+        s += "the query file's SHA-256) were not asked again and are not in the query CPU.\n\n"
         return s
     }
 }

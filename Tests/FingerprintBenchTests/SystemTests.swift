@@ -226,6 +226,16 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         #expect(againCosts.systems?.first?.indexReused == true && againCosts.systems?.first?.index == rebuiltCosts.systems?.first?.index)
         #expect(rebuiltCosts.systems?.first?.indexReused == false)
         #expect(again.answers.filter { $0.algorithm == "envelope-example" } == answers("envelope-example"))
+        // The answers are remembered beside the index: the same queries again are not asked again...
+        #expect(againCosts.systems?.first?.remembered == 7 && againCosts.systems?.first?.queries == 0, "\(String(describing: againCosts.systems))")
+        // ...and a run interrupted after three answers (the fourth line cut short) asks only the other four.
+        let memory = stateFolder.appendingPathComponent(abandoned).appendingPathComponent("answers.jsonl")
+        let lines = try String(contentsOf: memory, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 7)
+        try (lines.prefix(3).joined(separator: "\n") + "\n" + lines[3].prefix(20)).write(to: memory, atomically: true, encoding: .utf8)
+        let (resumed, resumedCosts) = try Benchmark(configuration).run()
+        #expect(resumedCosts.systems?.first?.remembered == 3 && resumedCosts.systems?.first?.queries == 4)
+        #expect(resumed.answers.filter { $0.algorithm == "envelope-example" } == answers("envelope-example"))
     }
 }
 
