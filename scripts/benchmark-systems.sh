@@ -27,6 +27,9 @@ done
 # Olaf twice: at its defaults and at its own over-the-air setting (olaf.json's variant).
 variants() { for a in "$@"; do echo "$a"; if [ "$a" = Systems/olaf/olaf.json ]; then printf '%s\n' --system "$a@over-the-air"; fi; done; }
 mapfile -t chosen < <(variants "${chosen[@]}")
+# constellation through our own command line, so its query CPU is counted as the peers' is (Systems/fpbench).
+export FPBENCH=$PWD/.build/release/fpbench
+chosen+=(--system Systems/fpbench/fpbench.json)
 .build/release/fpbench benchmark --dataset catalog "${chosen[@]}" \
     --algorithms constellation haitsma-kalker waveprint panako panako@dense quads nafp-small --out "$out" "$@"
 # Runs on the same seed's queries, each beside constellation (whose rows equal the main run's): Chromaprint
