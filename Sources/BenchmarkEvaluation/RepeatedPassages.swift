@@ -17,6 +17,16 @@ public struct RepeatedPassage: Sendable, Codable, Equatable, Hashable {
     public var other: Double
     public var length: Double
     public var similarity: Double
+
+    /// The two passages, without how alike they are.
+    var passages: Passages { Passages(track: track, start: start, other: other, length: length) }
+}
+
+/// A wrong-offset answer's two passages of one track: the truth's and the answered one (offsets to the millisecond).
+struct Passages: Hashable, Comparable {
+    var track: Int, start: Double, other: Double, length: Double
+
+    static func < (a: Passages, b: Passages) -> Bool { (a.track, a.start, a.other, a.length) < (b.track, b.start, b.other, b.length) }
 }
 
 public enum RepeatedPassages {
@@ -64,37 +74,35 @@ public enum RepeatedPassages {
         return norm > 0 ? centred.map { $0 / norm } : centred
     }
 
-    /// The passage pairs of `r`'s wrong-offset answers (each once, in order; similarity not yet measured):
-    /// the top answer (what calibrated thresholds judge) and the first the documented threshold calls a match.
-    static func pairs(_ r: BenchmarkResults) -> [RepeatedPassage] {
+    /// The passage pairs of `r`'s wrong-offset answers, each once, in order: the top answer (what calibrated
+    /// thresholds judge) and the first the documented threshold calls a match.
+    static func pairs(_ r: BenchmarkResults) -> [Passages] {
         let queries = Dictionary(uniqueKeysWithValues: r.queries.map { ($0.id, $0) })
-        var pairs = Set<RepeatedPassage>()
+        var pairs = Set<Passages>()
         for answer in r.answers where answer.failure == nil {
             guard let q = queries[answer.query], !q.negative else { continue }
             let start = answer.expectedOffset ?? q.start
             for top in [answer.top.first, answer.top.first(where: \.matched)].compactMap({ $0 })
             where r.catalog.tracks[top.track] == q.file && abs(top.offset - start) > r.spec.offsetTolerance {
-                pairs.insert(RepeatedPassage(track: top.track, start: milliseconds(start), other: milliseconds(top.offset), length: q.length, similarity: 0))
+                pairs.insert(Passages(track: top.track, start: milliseconds(start), other: milliseconds(top.offset), length: q.length))
             }
         }
-        return pairs.sorted(by: inOrder)
+        return pairs.sorted()
     }
-
-    static func inOrder(_ a: RepeatedPassage, _ b: RepeatedPassage) -> Bool { (a.track, a.start, a.other, a.length) < (b.track, b.start, b.other, b.length) }
 
     /// Those of `r`'s pairs whose passages are one repeated, read from `path(track)` at 8 kHz.
     public static func judge(_ r: BenchmarkResults, path: (String) -> String, threads: Int) -> [RepeatedPassage] {
         let lag = lagFrames(r.spec.offsetTolerance), margin = Double(lag * stft.hop) / sampleRate
         let pairs = Self.pairs(r)
         return parallelMap(pairs.count, threads: threads) { i -> RepeatedPassage? in
-            var pair = pairs[i]
+            let pair = pairs[i]
             let file = path(r.catalog.tracks[pair.track]), seconds = r.catalog.trackSeconds[pair.track]
             guard pair.start >= 0, pair.other - margin >= 0, pair.other + pair.length + margin <= seconds,
                   let truth = try? AudioReader.read(file, sampleRate: sampleRate, window: TimeWindow(start: pair.start, duration: pair.length)),
                   let other = try? AudioReader.read(file, sampleRate: sampleRate, window: TimeWindow(start: pair.other - margin, duration: pair.length + 2 * margin)),
                   let similarity = Self.similarity(truth: truth.samples, other: other.samples, lag: lag), similarity >= threshold else { return nil }
-            pair.similarity = (similarity * 1000).rounded() / 1000
-            return pair
+            return RepeatedPassage(track: pair.track, start: pair.start, other: pair.other, length: pair.length,
+                                   similarity: (similarity * 1000).rounded() / 1000)
         }.compactMap { $0 }
     }
 
@@ -102,8 +110,8 @@ public enum RepeatedPassages {
     static func merged(_ parts: [BenchmarkResults], into r: BenchmarkResults) -> [RepeatedPassage]? {
         let judged = parts.compactMap(\.repeats)
         guard judged.count == parts.count else { return nil }
-        let used = Set(pairs(r).map { [Double($0.track), $0.start, $0.other, $0.length] })
-        return Set(judged.joined()).filter { used.contains([Double($0.track), $0.start, $0.other, $0.length]) }.sorted(by: inOrder)
+        let used = Set(pairs(r))
+        return Set(judged.joined()).filter { used.contains($0.passages) }.sorted { $0.passages < $1.passages }
     }
 
     static func milliseconds(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
@@ -112,7 +120,7 @@ public enum RepeatedPassages {
 extension BenchmarkResults {
     /// Whether the top answer `match` to `query` (at `start`) landed on a judged repeat of its passage.
     func isRepeat(_ match: BenchmarkMatch, start: Double, length: Double) -> Bool {
-        let key = (match.track, RepeatedPassages.milliseconds(start), RepeatedPassages.milliseconds(match.offset), length)
-        return repeats?.contains { ($0.track, $0.start, $0.other, $0.length) == key } ?? false
+        let key = Passages(track: match.track, start: RepeatedPassages.milliseconds(start), other: RepeatedPassages.milliseconds(match.offset), length: length)
+        return repeats?.contains { $0.passages == key } ?? false
     }
 }

@@ -47,7 +47,8 @@ final class AnswerMemory {
         let text = entries.compactMap { try? String(decoding: JSONEncoder().encode($0), as: UTF8.self) }.map { $0 + "\n" }.joined()
         lock.withLock {
             for entry in entries { known[entry.key] = entry.lines }
-            guard let handle = (try? FileHandle(forWritingTo: file)) ?? (FileManager.default.createFile(atPath: file.path, contents: nil) ? try? FileHandle(forWritingTo: file) : nil) else { return }
+            if !FileManager.default.fileExists(atPath: file.path) { FileManager.default.createFile(atPath: file.path, contents: nil) }
+            guard let handle = try? FileHandle(forWritingTo: file) else { return }
             defer { try? handle.close() }
             _ = try? handle.seekToEnd()
             try? handle.write(contentsOf: Data(text.utf8))

@@ -209,7 +209,12 @@ public struct OutsideSystem: Sendable {
         var pending = files.filter { lines[$0] == nil }[...]
         while !pending.isEmpty {
             let batch = Array(pending.prefix(description.query.batch))
-            defer { memory?.remember(batch.compactMap { file in (try? lines[file]?.get()).flatMap { found in keys[file]?.map { ($0, found) } } }) }
+            defer {  // whatever this batch settled, kept before the next call (an interruption loses one batch at most)
+                memory?.remember(batch.compactMap { file in
+                    guard let key = keys[file] ?? nil, case .success(let found)? = lines[file] else { return nil }
+                    return (key, found)
+                })
+            }
             let result = call(batch, state: state)
             calls += result.run.map { [$0] } ?? []
             guard case .failure = result.outcome else {

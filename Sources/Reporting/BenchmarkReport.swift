@@ -254,7 +254,7 @@ public enum BenchmarkReport {
 
     /// Answers that landed on another copy of the query's passage, judged by one rule for every row, and the
     /// cells they change when counted as correct.
-    static func repeatsSection(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, conditions: [BenchmarkCondition]) -> String {
+    static func repeatsSection(_ r: BenchmarkResults, metrics m: BenchmarkMetrics) -> String {
         var s = "## Repeated passages\n\n"
         guard let repeats = r.repeats else {
             return s + "Not judged (a catalog slice's results, or results written before the rule): `fpbench report --judge-repeats` judges them.\n\n"
@@ -296,7 +296,7 @@ public enum BenchmarkReport {
             s += "\n![detection](detection-\(g(length))s.svg)\n\n![scores](scores-\(g(length))s.svg)\n\n"
         }
         s += exactSection(r, metrics: m, conditions: conditions)
-        s += repeatsSection(r, metrics: m, conditions: conditions)
+        s += repeatsSection(r, metrics: m)
         s += crossCheckSection(r, metrics: m)
         s += "## What the top answers were (documented thresholds, \(g(r.spec.queryLengths.max() ?? 0)) s queries)\n\n"
         s += "| algorithm | condition | " + Outcome.allCases.map(\.rawValue).joined(separator: " | ") + " | hit@5 |\n|---|---|" + Outcome.allCases.map { _ in "---|" }.joined() + "---|\n"

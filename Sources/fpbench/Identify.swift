@@ -52,6 +52,12 @@ struct Identify: ParsableCommand {
         case given(Double)
         case calibrated(Calibration)
 
+        /// The matches that pass for a query of `duration`: those above its threshold, or every one the
+        /// index returned when the documented test applies (the index applied it).
+        func passing(_ found: [Match], duration: Double) -> [Match] {
+            threshold(for: duration).map { t in found.filter { $0.comparison.score > t.value } } ?? found
+        }
+
         func threshold(for duration: Double) -> (value: Double, source: String)? {
             switch self {
             case .documented: return nil
@@ -120,8 +126,7 @@ struct Identify: ParsableCommand {
     private func reportCSV(_ answer: Result<(print: AnyFingerprint, matches: [Match]), Error>, for path: String, rule: Rule) -> Bool {
         do {
             let (queryPrint, found) = try answer.get()
-            let threshold = rule.threshold(for: queryPrint.duration)
-            for (rank, match) in (threshold.map { t in found.filter { $0.comparison.score > t.value } } ?? found).enumerated() {
+            for (rank, match) in rule.passing(found, duration: queryPrint.duration).enumerated() {
                 print(CSV.row([path, String(rank + 1), match.reference, String(match.comparison.score),
                                String(format: "%.3f", match.comparison.offset), String(format: "%g", match.comparison.rawFigure)]))
             }
@@ -144,7 +149,7 @@ struct Identify: ParsableCommand {
         do {
             let (queryPrint, found) = try answer.get()
             let threshold = rule.threshold(for: queryPrint.duration)
-            let matches = threshold.map { t in found.filter { $0.comparison.score > t.value } } ?? found
+            let matches = rule.passing(found, duration: queryPrint.duration)
             if matches.isEmpty {
                 print("  no match" + (threshold.map { t in found.first.map { String(format: " (best: %@, score %.1f %% is not above %.1f %%)", $0.reference, 100 * $0.comparison.score, 100 * t.value) } ?? "" } ?? ""))
             }

@@ -37,7 +37,7 @@ struct Scale: ParsableCommand {
         """)
 
     @Option(parsing: .upToNextOption, help: "Algorithms with keys or vectors to draw anew (scalable in `fpbench algorithms`): \(AlgorithmRegistry.identifiers(with: .scalable).joined(separator: ", ")), and their variants.",
-            completion: .list(AlgorithmRegistry.identifiers(with: .scalable)))
+            completion: .list(AlgorithmRegistry.identifiers(with: .sliceable)))
     var algorithms: [String] = ["constellation", "haitsma-kalker"]
     @Option(parsing: .upToNextOption, help: "Catalog sizes in hours (real tracks first, then synthetic ones).") var hours: [Double] = [13, 100, 1000]
     @Option(help: "Query length in seconds.") var length = 10.0
@@ -46,7 +46,7 @@ struct Scale: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Benchmark conditions whose degraded positives are searched too, at every size, judged at the threshold the clean negatives calibrate (default: none, clean queries only): \(BenchmarkSpec().conditions.map(\.id).filter { $0 != BenchmarkCondition.cleanID }.joined(separator: ", ")).")
     var conditions: [String] = []
     @Option(help: "Build and search each size as this many slices of the catalog, one at a time (memory: the largest slice's; search time: the sum over the slices): \(AlgorithmRegistry.identifiers(with: .sliceable).joined(separator: ", ")) and their variants.",
-            completion: .list(AlgorithmRegistry.identifiers(with: .scalable)))
+            completion: .list(AlgorithmRegistry.identifiers(with: .sliceable)))
     var slices = 1
     @Option(help: "Output folder (scale.csv, scale.md).") var out = "runs/scale"
     @OptionGroup var options: RunOptions
