@@ -24,25 +24,13 @@ public struct Benchmark {
         let started = Date(), c = configuration
         let names = c.algorithms.map(\.identifier) + c.systems.map(\.identifier)
         if let twice = Dictionary(grouping: names, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
-            throw DatasetError(path: "the run's algorithms and systems", reason: "'\(twice)' names two of them, whose answers would share one row; "
+            throw ChoiceError("the run's algorithms and systems", reason: "'\(twice)' names two of them, whose answers would share one row; "
                                + "give the system file another identifier")
         }
         let progress = ProgressReporter(c.progress)
         var failures = ChecksumCheck(dataset: c.dataset, cacheFolder: c.cacheFolder).problems(), skipped: [Problem] = []
         let catalog = try readCatalog(&failures)
-        let drawn = BenchmarkPlan.draw(spec: c.spec, tracks: catalog.tracks, durations: catalog.durations,
-                                         negatives: catalog.negatives, negativeDurations: catalog.negativeDurations,
-                                         crossCheck: catalog.crossCheck, crossCheckDurations: catalog.crossCheckDurations, seed: c.seed)
-        // Every length needs positive queries and negatives to calibrate on: none of either means no row and no threshold.
-        let uncut = c.spec.queryLengths.filter { length in
-            !drawn.contains { !$0.negative && $0.length == length } || !drawn.contains { $0.negative && $0.half != .crossCheck && $0.length == length }
-        }
-        guard uncut.isEmpty else {
-            throw DatasetError(path: c.dataset.manifestPath, reason: "no query or no negative query of "
-                               + uncut.map { "\(exactText($0)) s" }.joined(separator: ", ")
-                               + " can be cut: every catalog track or negative recording is shorter (the longest track \(String(format: "%.1f", catalog.durations.max() ?? 0)) s, "
-                               + "the longest negative \(String(format: "%.1f", catalog.negativeDurations.max() ?? 0)) s); choose shorter queryLengths")
-        }
+        let drawn = try drawQueries(catalog)
         let (conditions, recordings) = try usableConditions(&skipped)
         let stageContext = StageContext(recordings: recordings.audio)  // a condition runs whole or not at all
         guard !conditions.isEmpty else {
@@ -81,6 +69,25 @@ public struct Benchmark {
         costs.systems = asked.costs.isEmpty ? nil : asked.costs
         if c.catalogShard == nil { keepAudio(results, stageContext: stageContext, progress: progress) }  // a slice's answers are only candidates
         return (results, costs)
+    }
+
+    /// The run's queries and negatives, drawn by its seed; refused when some length has no query or no negative
+    /// to calibrate on (no row and no threshold).
+    func drawQueries(_ catalog: CatalogFiles) throws -> [BenchmarkQuery] {
+        let c = configuration
+        let drawn = BenchmarkPlan.draw(spec: c.spec, tracks: catalog.tracks, durations: catalog.durations,
+                                         negatives: catalog.negatives, negativeDurations: catalog.negativeDurations,
+                                         crossCheck: catalog.crossCheck, crossCheckDurations: catalog.crossCheckDurations, seed: c.seed)
+        let uncut = c.spec.queryLengths.filter { length in
+            !drawn.contains { !$0.negative && $0.length == length } || !drawn.contains { $0.negative && $0.half != .crossCheck && $0.length == length }
+        }
+        guard uncut.isEmpty else {
+            throw DatasetError(path: c.dataset.manifestPath, reason: "no query or no negative query of "
+                               + uncut.map { "\(exactText($0)) s" }.joined(separator: ", ")
+                               + " can be cut: every catalog track or negative recording is shorter (the longest track \(String(format: "%.1f", catalog.durations.max() ?? 0)) s, "
+                               + "the longest negative \(String(format: "%.1f", catalog.negativeDurations.max() ?? 0)) s); choose shorter queryLengths")
+        }
+        return drawn
     }
 
     /// The queries not cut from a track some index lacks (it failed to decode or fingerprint): such a query

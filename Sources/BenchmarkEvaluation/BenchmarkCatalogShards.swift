@@ -13,7 +13,7 @@ extension Benchmark {
     public func countKeys() throws -> [URL] {
         let c = configuration
         guard let shard = c.catalogShard, let folder = c.keyCountsFolder else {
-            throw DatasetError(path: "--count-keys", reason: "give --catalog-shard J/M and --key-counts FOLDER")
+            throw ChoiceError("--count-keys", reason: "give --catalog-shard J/M and --key-counts FOLDER")
         }
         try refuseUnsliceable(c.algorithms)
         var failures: [Problem] = [], skipped: [Problem] = []
@@ -46,7 +46,7 @@ extension Benchmark {
     private func refuseUnsliceable(_ algorithms: [AnyAlgorithm]) throws {
         let refused = algorithms.filter { $0.capabilities.contains(.indexed) && !$0.capabilities.contains(.sliceable) }
         guard !refused.isEmpty else { return }
-        throw DatasetError(path: "--catalog-shard", reason: refused.map(\.identifier).joined(separator: ", ")
+        throw ChoiceError("--catalog-shard", reason: refused.map(\.identifier).joined(separator: ", ")
                            + ": its index cannot be held as slices (sliceable: " + AlgorithmRegistry.identifiers(with: .sliceable).joined(separator: ", ")
                            + ", their variants, and brute-force algorithms); a vector catalog past \(VectorSearch.exactLimit) segments goes to FAISS instead")
     }
@@ -57,7 +57,7 @@ extension Benchmark {
     func buildSliceIndex(_ catalog: CatalogFiles, shard: CatalogShard, algorithms: [AnyAlgorithm], progress: ProgressReporter,
                          failures: inout [Problem]) throws -> BuiltIndex {
         let c = configuration
-        guard let folder = c.keyCountsFolder else { throw DatasetError(path: "--catalog-shard", reason: "give --key-counts FOLDER, where stage one (--count-keys) wrote every slice's counts") }
+        guard let folder = c.keyCountsFolder else { throw ChoiceError("--catalog-shard", reason: "give --key-counts FOLDER, where stage one (--count-keys) wrote every slice's counts") }
         try refuseUnsliceable(algorithms)
         let ranges = CatalogSlices.ranges(durations: catalog.durations, count: shard.count)
         let whole = try algorithms.map { algorithm -> KeyCounts? in
@@ -107,8 +107,8 @@ extension Benchmark {
     func checkCatalogShard() throws {
         let c = configuration
         guard c.catalogShard != nil else { return }
-        if !c.systems.isEmpty { throw DatasetError(path: "--catalog-shard", reason: "an outside system indexes the whole catalog itself: run --system without --catalog-shard") }
-        if !c.indexFiles.isEmpty { throw DatasetError(path: "--catalog-shard", reason: "an index file holds the whole catalog: give --index without --catalog-shard") }
+        if !c.systems.isEmpty { throw ChoiceError("--catalog-shard", reason: "an outside system indexes the whole catalog itself: run --system without --catalog-shard") }
+        if !c.indexFiles.isEmpty { throw ChoiceError("--catalog-shard", reason: "an index file holds the whole catalog: give --index without --catalog-shard") }
     }
 }
 
@@ -131,7 +131,7 @@ extension BenchmarkResults {
             }
             let missing = (0..<count).filter { slices[$0] == nil }
             guard missing.isEmpty else {
-                throw DatasetError(path: "merge", reason: "query part \(index): catalog slice\(missing.count == 1 ? "" : "s") \(missing.map(String.init).joined(separator: ", ")) of \(count) missing")
+                throw MergeError("query part \(index): catalog slice\(missing.count == 1 ? "" : "s") \(missing.map(String.init).joined(separator: ", ")) of \(count) missing")
             }
             let ordered = (0..<count).map { slices[$0]! }
             var merged = ordered[0].results

@@ -39,3 +39,24 @@ public struct Problem: Sendable, Codable, Equatable {
         self.file = file
     }
 }
+
+/// A run's choices refused before any work: an option, or options that do not go together ("--catalog-shard:
+/// give --key-counts FOLDER ..."); a file's or a dataset's fault is a `DatasetError`.
+public struct ChoiceError: Error, CustomStringConvertible {
+    public var choice: String
+    public var reason: String
+    public var description: String { "\(choice): \(reason)" }
+
+    public init(_ choice: String, reason: String) {
+        self.choice = choice
+        self.reason = reason
+    }
+}
+
+/// Parts that cannot be gathered into one results file (`fpbench merge`): one missing, or parts of other runs.
+public struct MergeError: Error, CustomStringConvertible {
+    public var reason: String
+    public var description: String { "merge: \(reason)" }
+
+    public init(_ reason: String) { self.reason = reason }
+}

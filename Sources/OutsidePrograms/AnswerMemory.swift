@@ -47,7 +47,7 @@ final class AnswerMemory {
         let text = entries.compactMap { try? String(decoding: JSONEncoder().encode($0), as: UTF8.self) }.map { $0 + "\n" }.joined()
         lock.withLock {
             for entry in entries { known[entry.key] = entry.lines }
-            if !FileManager.default.fileExists(atPath: file.path) { FileManager.default.createFile(atPath: file.path, contents: nil) }
+            if !FileManager.default.fileExists(atPath: file.path) { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
             guard let handle = try? FileHandle(forWritingTo: file) else { return }
             defer { try? handle.close() }
             _ = try? handle.seekToEnd()

@@ -39,9 +39,9 @@ public struct MissingRecordings: Error, CustomStringConvertible {
 extension RunConfiguration {
     /// This configuration, or, when its policy refuses, the refusal naming each test's missing recordings.
     public func checked() throws -> RunConfiguration {
-        guard missingRecordings == .refuse else { return self }
-        let recordings = RunRecordings(suite.tests.flatMap(\.recipe.recordings), dataset: dataset, policy: .refuse)
-        if let missing = MissingRecordings(suite: suite, dataset: dataset, recordings: recordings) { throw missing }
+        guard settings.missingRecordings == .refuse else { return self }
+        let recordings = RunRecordings(suite.tests.flatMap(\.recipe.recordings), dataset: settings.dataset, policy: .refuse)
+        if let missing = MissingRecordings(suite: suite, dataset: settings.dataset, recordings: recordings) { throw missing }
         return self
     }
 }

@@ -107,9 +107,7 @@ struct BenchmarkCommand: ParsableCommand {
             return
         }
         let folder = URL(fileURLWithPath: out)
-        configuration.keepAudio = keep.keepAudio
-        configuration.keepAudioFolder = folder
-        configuration.keepAudioLimitBytes = keep.limitBytes
+        keep.apply(to: &configuration.settings, folder: folder)
         configuration.systems = try options.external.apply(to: systems)
         configuration.systemStateFolder = BenchmarkChoice.systemState(systemState, options: options, out: folder)
         try Self.run(configuration, writingTo: folder)

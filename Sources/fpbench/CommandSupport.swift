@@ -67,23 +67,25 @@ struct RunOptions: ParsableArguments {
 
     var cacheFolder: URL? { noCache ? nil : URL(fileURLWithPath: cache) }
 
+    /// What both engines are told: `algorithms` on `dataset` with these options; a missing recording does what
+    /// --missing-recordings says, else the engine's own default.
+    func settings(dataset: Dataset, algorithms: [AnyAlgorithm], missingByDefault: MissingRecordingPolicy) -> RunSettings {
+        RunSettings(dataset: dataset, algorithms: algorithms, seed: seed, threads: threads, cacheFolder: cacheFolder, progress: progress.mode,
+                    toolVersion: fpbenchVersion, missingRecordings: missingRecordings ?? missingByDefault)
+    }
+
     /// The benchmark on `dataset`; the noises and impulse responses it lacks are borrowed from the project's own
     /// set unless --missing-recordings says otherwise.
     func benchmarkConfiguration(dataset: Dataset, algorithms: [AnyAlgorithm], spec: BenchmarkSpec, scalingLength: Double? = nil) -> BenchmarkConfiguration {
-        var configuration = BenchmarkConfiguration(dataset: dataset, algorithms: algorithms, spec: spec, seed: seed, threads: threads,
-                                                   cacheFolder: cacheFolder, progress: progress.mode, toolVersion: fpbenchVersion, scalingLength: scalingLength)
-        configuration.missingRecordings = missingRecordings ?? .borrow
-        return configuration
+        BenchmarkConfiguration(settings(dataset: dataset, algorithms: algorithms, missingByDefault: .borrow), spec: spec, scalingLength: scalingLength)
     }
 
-    /// A run of `algorithms` (all when empty) on `suite`, `draws.count` queries per source and test.
-    func configuration(algorithms: [String], suite: Suite, draws: DrawOptions, keepAudioFolder: URL? = nil) throws -> RunConfiguration {
-        // keepAudioFolder: the run's folder (RunAudio names the files inside).
-        var configuration = RunConfiguration(dataset: try loadDataset(), algorithms: try external.resolve(algorithms), suite: suite, seed: seed,
-                                             threads: threads, cacheFolder: cacheFolder, keepAudioFolder: keepAudioFolder,
-                                             progress: progress.mode, toolVersion: fpbenchVersion)
+    /// A run of `algorithms` (all when empty) on `suite`, `draws.count` queries per source and test; a missing
+    /// recording refuses the run unless --missing-recordings says otherwise.
+    func configuration(algorithms: [String], suite: Suite, draws: DrawOptions) throws -> RunConfiguration {
+        var configuration = RunConfiguration(settings(dataset: try loadDataset(), algorithms: try external.resolve(algorithms), missingByDefault: .refuse),
+                                             suite: suite)
         configuration.queriesPerSource = draws.count
-        configuration.missingRecordings = missingRecordings ?? .refuse
         return configuration
     }
 }
@@ -102,7 +104,12 @@ struct KeepAudioOptions: ParsableArguments {
         guard (1...1_000_000).contains(keepAudioLimit) else { throw ValidationError("--keep-audio-limit must be 1 to 1,000,000 MB, got \(keepAudioLimit)") }
     }
 
-    var limitBytes: Int { keepAudioLimit * 1_000_000 }
+    /// These choices for a run writing into `folder`.
+    func apply(to settings: inout RunSettings, folder: URL) {
+        settings.keepAudio = keepAudio
+        settings.keepAudioFolder = folder
+        settings.keepAudioLimitBytes = keepAudioLimit * 1_000_000
+    }
 }
 
 /// `--progress MODE` and `--quiet`: what a long command says on standard error while it works.

@@ -36,11 +36,9 @@ struct Run: ParsableCommand {
     func run() throws {
         let started = Date()
         let outFolder = URL(fileURLWithPath: out)
-        var configuration = try suite.checked(options.configuration(algorithms: algorithms, suite: try suite.load(), draws: suite.draws,
-                                                                     keepAudioFolder: keep.keepAudio == .none ? nil : outFolder),
+        var configuration = try suite.checked(options.configuration(algorithms: algorithms, suite: try suite.load(), draws: suite.draws),
                                             given: options.missingRecordings)
-        configuration.keepAudio = keep.keepAudio
-        configuration.keepAudioLimitBytes = keep.limitBytes
+        keep.apply(to: &configuration.settings, folder: outFolder)
         configuration.shard = try shard.map { text in try validated { try Shard(parsing: text) } }
         let chosen = configuration.algorithms, chosenSuite = configuration.suite
         var results: RunResults!

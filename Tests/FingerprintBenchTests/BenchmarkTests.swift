@@ -22,9 +22,8 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
     spec.negativesPerLength = 6
     spec.conditions = spec.conditions.filter { ["clean", "white-0dB"].contains($0.id) }
     let algorithms = try ["constellation", "haitsma-kalker"].map(AlgorithmRegistry.algorithm)
-    var configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: algorithms, spec: spec, seed: seed,
-                                               threads: threads, cacheFolder: cache, progress: .none, toolVersion: "test",
-                                               scalingLength: 5)
+    var configuration = BenchmarkConfiguration(testSettings(try catalogCIDataset(), algorithms, seed: seed, threads: threads, cache: cache, missing: .borrow),
+                                               spec: spec, scalingLength: 5)
     configuration.shard = shard
     return try Benchmark(configuration).run()
 }
@@ -35,8 +34,8 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
     @Test func aMappedIndexAnswersAsTheBuiltOne() throws {
         let cache = temporaryFolder(), folder = temporaryFolder()
         let algorithms = try ["constellation", "haitsma-kalker"].map(AlgorithmRegistry.algorithm)
-        let configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: algorithms, spec: BenchmarkSpec(), seed: 0,
-                                                   threads: 2, cacheFolder: cache, progress: .none, toolVersion: "test")
+        let configuration = BenchmarkConfiguration(testSettings(try catalogCIDataset(), algorithms, seed: 0, cache: cache, missing: .borrow),
+                                                   spec: BenchmarkSpec())
         let (catalogs, failures) = try Benchmark(configuration).indexer.buildCatalogs(algorithms, progress: ProgressReporter(.none))
         #expect(failures.isEmpty && catalogs.count == 2)
         let files = try catalogs.map { catalog in
@@ -50,8 +49,8 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
         spec.queriesPerLength = 6
         spec.negativesPerLength = 6
         spec.conditions = spec.conditions.filter { ["clean", "white-0dB"].contains($0.id) }
-        var mapped = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: algorithms, spec: spec, seed: 2013, threads: 2,
-                                            cacheFolder: cache, progress: .none, toolVersion: "test", scalingLength: 5)
+        var mapped = BenchmarkConfiguration(testSettings(try catalogCIDataset(), algorithms, seed: 2013, cache: cache, missing: .borrow),
+                                            spec: spec, scalingLength: 5)
         mapped.indexFiles = files
         let (results, costs) = try Benchmark(mapped).run()
         #expect(try results.encoded() == built.0.encoded())
@@ -86,9 +85,8 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
     /// skipped tests and pair measures included.
     @Test func mergedSuitePartsAreTheWholeRun() throws {
         func run(_ shard: Shard?, policy: MissingRecordingPolicy = .leaveOut) throws -> RunResults {
-            var configuration = RunConfiguration(dataset: try ciDataset(), algorithms: try ["haitsma-kalker", "constellation"].map(AlgorithmRegistry.algorithm),
-                                                 suite: .thesis, seed: 2013, threads: 2, cacheFolder: nil, keepAudioFolder: nil,
-                                                 progress: .none, toolVersion: "test")
+            var configuration = RunConfiguration(testSettings(try ciDataset(), try ["haitsma-kalker", "constellation"].map(AlgorithmRegistry.algorithm),
+                                                 seed: 2013, missing: .refuse), suite: .thesis)
             configuration.queriesPerSource = 2
             configuration.missingRecordings = policy  // the ci dataset has no impulse responses
             configuration.shard = shard

@@ -32,8 +32,8 @@ import Testing
         spec.queriesPerLength = 4
         spec.negativesPerLength = 4
         spec.conditions = spec.conditions.filter { ["clean", "babble-5dB"].contains($0.id) }
-        var configuration = BenchmarkConfiguration(dataset: dataset, algorithms: [try AlgorithmRegistry.algorithm("constellation")], spec: spec, seed: 3,
-                                                   threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
+        var configuration = BenchmarkConfiguration(testSettings(dataset, [try AlgorithmRegistry.algorithm("constellation")], seed: 3, missing: .borrow),
+                                                   spec: spec)
         configuration.missingRecordings = policy ?? (fallback == nil ? .leaveOut : .borrow)
         configuration.projectSet = { fallback }
         return try Benchmark(configuration).run().0

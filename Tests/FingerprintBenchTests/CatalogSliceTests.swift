@@ -113,8 +113,8 @@ import Testing
         spec.queriesPerLength = 10
         spec.negativesPerLength = 4
         spec.conditions = spec.conditions.filter { ["clean", "white-0dB", "speed-1.05"].contains($0.id) }
-        var configuration = BenchmarkConfiguration(dataset: try Self.dataset.get(), algorithms: try Self.algorithms.map(AlgorithmRegistry.algorithm),
-                                                   spec: spec, seed: 2013, threads: 2, cacheFolder: cache, progress: .none, toolVersion: "test")
+        var configuration = BenchmarkConfiguration(testSettings(try Self.dataset.get(), try Self.algorithms.map(AlgorithmRegistry.algorithm),
+                                                   seed: 2013, cache: cache, missing: .borrow), spec: spec)
         configuration.catalogShard = slice
         configuration.keyCountsFolder = keys
         configuration.shard = shard

@@ -15,9 +15,8 @@ func ciDataset() throws -> Dataset {
 
 func run(_ dataset: Dataset, algorithms: [String] = AlgorithmRegistry.identifiers, tests: [String] = [],
          threads: Int = 2, cache: URL? = nil, queriesPerSource: Int = 1) throws -> RunResults {
-    var configuration = RunConfiguration(dataset: dataset, algorithms: try algorithms.map(AlgorithmRegistry.algorithm),
-                                         suite: try Suite.thesis.selecting(tests), seed: 2013, threads: threads, cacheFolder: cache,
-                                         keepAudioFolder: nil, progress: .none, toolVersion: "test")
+    var configuration = RunConfiguration(testSettings(dataset, try algorithms.map(AlgorithmRegistry.algorithm),
+                                         seed: 2013, threads: threads, cache: cache, missing: .refuse), suite: try Suite.thesis.selecting(tests))
     configuration.queriesPerSource = queriesPerSource
     configuration.missingRecordings = .leaveOut  // the ci dataset has no impulse responses: test 4 runs without them, marked
     return Runner(configuration).run()

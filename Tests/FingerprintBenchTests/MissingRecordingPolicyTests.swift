@@ -19,9 +19,8 @@ import Testing
     private func configuration(_ policy: MissingRecordingPolicy, projectSet: Dataset? = nil) throws -> RunConfiguration {
         let file = temporaryFolder().appendingPathComponent("suite.json")
         try Data(suiteText.utf8).write(to: file)
-        var c = RunConfiguration(dataset: try ciDataset(), algorithms: [try AlgorithmRegistry.algorithm("haitsma-kalker")],
-                                 suite: try Suite.load(file.path), seed: 2013, threads: 2, cacheFolder: nil, keepAudioFolder: nil,
-                                 progress: .none, toolVersion: "test")
+        var c = RunConfiguration(testSettings(try ciDataset(), [try AlgorithmRegistry.algorithm("haitsma-kalker")], seed: 2013, missing: .refuse),
+                                 suite: try Suite.load(file.path))
         c.missingRecordings = policy
         c.searchCatalogs = false
         c.projectSet = { projectSet }

@@ -99,8 +99,8 @@ import Testing
         spec.queriesPerLength = 4
         spec.negativesPerLength = 8
         spec.conditions = spec.conditions.filter { $0.id == "clean" }
-        let configuration = BenchmarkConfiguration(dataset: dataset, algorithms: [try AlgorithmRegistry.algorithm("constellation")], spec: spec,
-                                                   seed: 2013, threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
+        let configuration = BenchmarkConfiguration(testSettings(dataset, [try AlgorithmRegistry.algorithm("constellation")], seed: 2013, missing: .borrow),
+                                                   spec: spec)
         return try Benchmark(configuration).run().results
     }
 

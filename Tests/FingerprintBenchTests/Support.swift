@@ -1,6 +1,7 @@
 import AudioIO
 import DSP
 import Evaluation
+import Fingerprinting
 import Foundation
 import XCTest
 
@@ -126,4 +127,11 @@ func projectSetStandIn(noise id: String) throws -> Dataset {
     try AudioWriter.write(samples, to: folder.appendingPathComponent("noises/\(id).wav").path)
     try JSONEncoder().encode(try DatasetFolder.manifest(folder)).write(to: folder.appendingPathComponent("manifest.json"))
     return try Dataset.load(folder.appendingPathComponent("manifest.json").path)
+}
+
+/// A test run's settings: two threads unless said, no cache unless given, no progress, version "test".
+func testSettings(_ dataset: Dataset, _ algorithms: [AnyAlgorithm], seed: UInt64, threads: Int = 2, cache: URL? = nil,
+                  missing: MissingRecordingPolicy) -> RunSettings {
+    RunSettings(dataset: dataset, algorithms: algorithms, seed: seed, threads: threads, cacheFolder: cache, progress: .none,
+                toolVersion: "test", missingRecordings: missing)
 }

@@ -52,9 +52,8 @@ import Testing
     }
 
     @Test func aSweepOverALevelThatChangesNothingStaysFlat() throws {
-        let base = RunConfiguration(dataset: try ciDataset(), algorithms: [try AlgorithmRegistry.algorithm("haitsma-kalker")],
-                                    suite: .thesis, seed: 1, threads: 2, cacheFolder: nil, keepAudioFolder: nil,
-                                    progress: .none, toolVersion: "test")
+        let base = RunConfiguration(testSettings(try ciDataset(), [try AlgorithmRegistry.algorithm("haitsma-kalker")], seed: 1, missing: .refuse),
+                                    suite: .thesis)
         // Noise 300 dB below full scale changes no Float32 sample of a real recording.
         let (points, _) = SweepRunner(base: base, axis: .noise(kind: .whiteUniform, unit: .dbfs)).evaluate([-320, -310, -300])
         #expect(points.count == 3)

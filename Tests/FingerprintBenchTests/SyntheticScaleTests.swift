@@ -57,8 +57,8 @@ import Testing
         var spec = BenchmarkSpec()
         spec.queriesPerLength = 8
         spec.negativesPerLength = 8
-        let configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: [try AlgorithmRegistry.algorithm("nafp-small")], spec: spec,
-                                                   seed: 5, threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
+        let configuration = BenchmarkConfiguration(testSettings(try catalogCIDataset(), [try AlgorithmRegistry.algorithm("nafp-small")], seed: 5, missing: .borrow),
+                                                   spec: spec)
         let realHours = try Benchmark(configuration).indexer.buildCatalogs(configuration.algorithms, progress: ProgressReporter(.none)).catalogs[0].duration / 3600
         let points = try SyntheticScale(benchmark: configuration, hours: [realHours, 3 * realHours], length: 5).run()
         #expect(points.count == 2 && points[0].syntheticTracks == 0 && points[1].syntheticTracks >= 14)
@@ -75,8 +75,8 @@ import Testing
         var spec = BenchmarkSpec()
         spec.queriesPerLength = 8
         spec.negativesPerLength = 8
-        let configuration = BenchmarkConfiguration(dataset: dataset, algorithms: [try AlgorithmRegistry.algorithm("constellation")], spec: spec,
-                                                   seed: 5, threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
+        let configuration = BenchmarkConfiguration(testSettings(dataset, [try AlgorithmRegistry.algorithm("constellation")], seed: 5, missing: .borrow),
+                                                   spec: spec)
         let realHours = try Benchmark(configuration).indexer.buildCatalogs(configuration.algorithms, progress: ProgressReporter(.none)).catalogs[0].duration / 3600
         // With a condition that moves time: every positive cut 1 s later, found 1 s further into its track.
         let later = BenchmarkCondition(id: "skip-1s", title: "1 s later", stages: [StageSpec(SkipStage(1))])

@@ -118,8 +118,8 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
     /// Panako release's system file was named "panako", like the built-in algorithm).
     @Test func aSystemNamedLikeAnAlgorithmIsRefused() throws {
         let twin = try variant("haitsma-kalker", in: temporaryFolder()) { _ in }
-        var configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: [try AlgorithmRegistry.algorithm("haitsma-kalker")],
-                                                   spec: BenchmarkSpec(), seed: 2013, threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
+        var configuration = BenchmarkConfiguration(testSettings(try catalogCIDataset(), [try AlgorithmRegistry.algorithm("haitsma-kalker")], seed: 2013, missing: .borrow),
+                                                   spec: BenchmarkSpec())
         configuration.systems = [twin]
         #expect { try Benchmark(configuration).run() } throws: { "\($0)".contains("'haitsma-kalker' names two of them") }
     }
@@ -134,8 +134,8 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         spec.queriesPerLength = 3
         spec.negativesPerLength = 2
         spec.conditions = spec.conditions.filter { $0.id == "clean" }
-        var configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: [try AlgorithmRegistry.algorithm("haitsma-kalker")],
-                                                   spec: spec, seed: 2013, threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
+        var configuration = BenchmarkConfiguration(testSettings(try catalogCIDataset(), [try AlgorithmRegistry.algorithm("haitsma-kalker")], seed: 2013, missing: .borrow),
+                                                   spec: spec)
         configuration.systems = [limited]
         configuration.systemStateFolder = folder.appendingPathComponent("state")
         let (results, costs) = try Benchmark(configuration).run()
@@ -177,8 +177,8 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         spec.queriesPerLength = 4
         spec.negativesPerLength = 3
         spec.conditions = spec.conditions.filter { $0.id == "clean" }
-        var configuration = BenchmarkConfiguration(dataset: try catalogCIDataset(), algorithms: [try AlgorithmRegistry.algorithm("haitsma-kalker")],
-                                                   spec: spec, seed: 2013, threads: 2, cacheFolder: nil, progress: .none, toolVersion: "test")
+        var configuration = BenchmarkConfiguration(testSettings(try catalogCIDataset(), [try AlgorithmRegistry.algorithm("haitsma-kalker")], seed: 2013, missing: .borrow),
+                                                   spec: spec)
         configuration.systems = systems
         configuration.systemStateFolder = folder.appendingPathComponent("state")
         let (results, costs) = try Benchmark(configuration).run()

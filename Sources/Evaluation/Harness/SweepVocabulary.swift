@@ -21,7 +21,7 @@ public struct StageAxis: Sendable, Equatable {
         fields[parameter] = level
         let data = try JSONSerialization.data(withJSONObject: [unit: fields])
         do { return try decodeStrictly(StageSpec.self, from: data) } catch let error as StrictDecodingError {
-            throw DatasetError(path: "--unit \(unit) --parameter \(parameter) at \(String(format: "%g", level))", reason: error.reason)
+            throw ChoiceError("--unit \(unit) --parameter \(parameter) at \(String(format: "%g", level))", reason: error.reason)
         }
     }
 

@@ -32,7 +32,7 @@ public struct Shard: Sendable, Codable, Equatable {
     /// "I/N" with 0 <= I < N <= 10,000.
     public init(parsing text: String) throws {
         guard let (i, n) = Self.part(text) else {
-            throw DatasetError(path: "--shard \(text)", reason: "write I/N with 0 <= I < N <= 10,000 (Slurm: --shard $SLURM_ARRAY_TASK_ID/N with --array=0-(N-1))")
+            throw ChoiceError("--shard \(text)", reason: "write I/N with 0 <= I < N <= 10,000 (Slurm: --shard $SLURM_ARRAY_TASK_ID/N with --array=0-(N-1))")
         }
         self.init(index: i, count: n)
     }
@@ -48,7 +48,7 @@ public struct Shard: Sendable, Codable, Equatable {
 
     /// The parts of one run, checked: one count, one configuration, each index once, none missing.
     public static func check(_ parts: [(path: String, shard: Shard?)]) throws -> Shard {
-        guard let first = parts.first else { throw DatasetError(path: "merge", reason: "no parts given") }
+        guard let first = parts.first else { throw MergeError("no parts given") }
         guard let shard = first.shard else { throw DatasetError(path: first.path, reason: "not a shard's part (written without --shard)") }
         var byIndex: [Int: String] = [:]
         for (path, s) in parts {
@@ -62,7 +62,7 @@ public struct Shard: Sendable, Codable, Equatable {
         }
         let missing = (0..<shard.count).filter { byIndex[$0] == nil }
         guard missing.isEmpty else {
-            throw DatasetError(path: "merge", reason: "part\(missing.count == 1 ? "" : "s") \(missing.map(String.init).joined(separator: ", ")) of \(shard.count) missing")
+            throw MergeError("part\(missing.count == 1 ? "" : "s") \(missing.map(String.init).joined(separator: ", ")) of \(shard.count) missing")
         }
         return shard
     }
@@ -211,7 +211,7 @@ public struct CatalogShard: Sendable, Codable, Equatable {
     /// "J/M" with 0 <= J < M <= 10,000.
     public init(parsing text: String) throws {
         guard let (j, m) = Shard.part(text) else {
-            throw DatasetError(path: "--catalog-shard \(text)", reason: "write J/M with 0 <= J < M <= 10,000: slice J of the catalog split into M")
+            throw ChoiceError("--catalog-shard \(text)", reason: "write J/M with 0 <= J < M <= 10,000: slice J of the catalog split into M")
         }
         self.init(index: j, count: m)
     }
