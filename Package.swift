@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 // FingerprintBench: compare audio-fingerprint algorithms on real audio, reproducibly.
 // Layers, one way: C libraries -> AudioIO -> DSP -> Fingerprinting and Degradation -> OutsidePrograms (outside systems, external commands, fpcalc)
-// -> Evaluation -> SuiteEvaluation and BenchmarkEvaluation (neither sees the other) -> Reporting -> fpbench.
+// -> Evaluation -> SuiteEvaluation and BenchmarkEvaluation (neither sees the other) -> Sweeps -> Reporting -> fpbench.
 // Each target names every module of this package it imports (scripts/test_imports.py, in the test command).
 import PackageDescription
 
@@ -48,12 +48,14 @@ let package = Package(
         .target(name: "SuiteEvaluation", dependencies: ["AudioIO", "DSP", "Fingerprinting", "Degradation", "Evaluation"]),
         // The identification benchmark: whole tracks indexed, degraded queries found among them.
         .target(name: "BenchmarkEvaluation", dependencies: ["AudioIO", "DSP", "Fingerprinting", "Degradation", "OutsidePrograms", "Evaluation"]),
-        .target(name: "Reporting", dependencies: ["AudioIO", "Fingerprinting", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation"]),
+        // Sweeps, both engines' (levels to points, breaking points, operating points, skew) and their records.
+        .target(name: "Sweeps", dependencies: ["AudioIO", "Degradation", "Fingerprinting", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation"]),
+        .target(name: "Reporting", dependencies: ["AudioIO", "Fingerprinting", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Sweeps"]),
         .executableTarget(name: "fpbench", dependencies: [
-            "Fingerprinting", "AudioIO", "Degradation", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Reporting",
+            "Fingerprinting", "AudioIO", "Degradation", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Sweeps", "Reporting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "FingerprintBenchTests", dependencies: ["fpbench", "Fingerprinting", "AudioIO", "DSP", "CGSL", "Degradation", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Reporting"],
+        .testTarget(name: "FingerprintBenchTests", dependencies: ["fpbench", "Fingerprinting", "AudioIO", "DSP", "CGSL", "Degradation", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Sweeps", "Reporting"],
                     path: "Tests/FingerprintBenchTests"),
     ]
 )

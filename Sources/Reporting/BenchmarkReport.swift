@@ -2,6 +2,7 @@ import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
 import Foundation
+import Sweeps
 
 /// Writes a benchmark's folder: results.json, costs.json, answers.csv (one row per algorithm × query ×
 /// condition), metrics.csv, summary.md and SVG figures. Every file is written atomically.

@@ -2,6 +2,7 @@ import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
 import Foundation
+import Sweeps
 
 /// The operating points' part of a benchmark folder: operating.csv (tidy: one row per point, condition and
 /// length), a section of summary.md, and per condition and length two figures, accuracy against stored

@@ -1,6 +1,7 @@
 import BenchmarkEvaluation
 import Evaluation
 import Foundation
+import Sweeps
 
 /// `fpbench sweep skew`'s folder: skew.md (a table per condition and length: correct top-1 % at each
 /// share of a hop, per algorithm or system, with the largest loss), skew.csv (tidy) and a figure per

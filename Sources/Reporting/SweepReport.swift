@@ -1,6 +1,7 @@
 import Evaluation
 import Foundation
 import SuiteEvaluation
+import Sweeps
 
 /// A sweep's report: sweep.csv, sweep.md (with the breaking points and their grid evidence),
 /// accuracy.svg and diagonal.svg, sweep.json, report.html. Written atomically.

@@ -5,6 +5,7 @@ import Evaluation
 import Foundation
 import Reporting
 import SuiteEvaluation
+import Sweeps
 
 struct Merge: ParsableCommand {
     static let configuration = CommandConfiguration(

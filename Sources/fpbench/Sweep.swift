@@ -5,6 +5,7 @@ import Fingerprinting
 import Foundation
 import Reporting
 import SuiteEvaluation
+import Sweeps
 
 struct SweepCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -53,33 +54,19 @@ struct SweepCommand: ParsableCommand {
         func run(axis: SweepAxis, levels: [Double], thresholds: [Double], defaultTolerance: Double, out: String) throws {
             if let tolerance, !(tolerance.isFinite && tolerance > 0) { throw ValidationError("--tolerance must be a positive number, got \(tolerance)") }
             let started = Date()
-            var base = try options.configuration(algorithms: algorithms, suite: .thesis, draws: draws)
-            let part = try shard.map { text in try validated { try Shard(parsing: text) } }
-            let all = base.algorithms
-            if let part { base.algorithms = all.indices.filter { $0 % part.count == part.index }.map { all[$0] } }
-            let sweep = SweepRunner(base: base, axis: axis, cropGrid: imageGrid ? 8192.0 / 5512 : nil)
-            let (points, results) = sweep.evaluate(levels)
-            let breaking = sweep.breakingPoints(points, thresholds: thresholds, tolerance: tolerance ?? defaultTolerance)
+            let sweep = SuiteSweep(base: try options.configuration(algorithms: algorithms, suite: .thesis, draws: draws), axis: axis,
+                                   imageGrid: imageGrid, part: try shard.map { text in try validated { try Shard(parsing: text) } })
+            let record = sweep.run(levels: levels, thresholds: thresholds, tolerance: tolerance ?? defaultTolerance)
             let folder = URL(fileURLWithPath: out)
-            var record = SweepRecord(tool: fpbenchVersion, decoder: DecoderLibrary.policy, seed: options.seed, dataset: results.dataset.name, axis: axis.label,
-                                            points: points, breakingPoints: breaking, failures: results.failures.count,
-                                            references: results.references.count)
-            if let part {
-                // What defines the whole sweep beyond its record: the dataset's manifest, the grid, every algorithm's profile.
-                let definition = "\(results.dataset.manifestSHA256)|\(levels)|\(thresholds)|\(tolerance ?? defaultTolerance)|\(imageGrid)|\(draws.count)|"
-                    + all.map { "\($0.identifier):r\($0.revision):\($0.profile.key)" }.joined(separator: ",")
-                record.algorithms = all.map(\.identifier)
-                record = record.keyed(part, definition: definition)
-            }
             try SweepReport.write(record, to: folder)
-            let measured = Set(points.filter { $0.count > 0 }.map(\.level)), missing = levels.filter { !measured.contains($0) }
+            let measured = Set(record.points.filter { $0.count > 0 }.map(\.level)), missing = levels.filter { !measured.contains($0) }
             if !missing.isEmpty {
                 Console.warning(String(format: "fpbench sweep: no query could be made at %d of the %d levels (%@%@); a query length above the shortest reference?",
                                   missing.count, levels.count, missing.prefix(5).map { String(format: "%g", $0) }.joined(separator: ", "),
                                   missing.count > 5 ? ", ..." : ""))
             }
             Console.note(String(format: "fpbench sweep: %d levels measured × %d algorithms in %.1f s wall",
-                                                       measured.count, base.algorithms.count, Date().timeIntervalSince(started)))
+                                                       measured.count, sweep.algorithms.count, Date().timeIntervalSince(started)))
             print(folder.appendingPathComponent("sweep.md").path)
         }
     }

@@ -6,6 +6,7 @@ import Fingerprinting
 import Foundation
 import Reporting
 import SuiteEvaluation
+import Sweeps
 
 extension SweepCommand {
 

@@ -4,6 +4,7 @@ import Fingerprinting
 import Foundation
 import Reporting
 import OutsidePrograms
+import Sweeps
 
 extension SweepCommand {
 

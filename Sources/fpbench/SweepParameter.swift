@@ -6,6 +6,7 @@ import Fingerprinting
 import Foundation
 import Reporting
 import SuiteEvaluation
+import Sweeps
 
 extension SweepCommand {
 
@@ -41,7 +42,6 @@ extension SweepCommand {
                 _ = try validated { try algorithm.variant([(parameter, String(format: "%g", value))], identifier: name) }
             }
             let folder = URL(fileURLWithPath: out ?? "runs/sweep-\(algorithmParameter)")
-            let axisLabel = "\(name) \(parameter)"
             if target.benchmark {
                 guard draws.count == 1 else { throw ValidationError("--queries-per-source is for the thesis suite's sweep; with --benchmark, use --queries") }
                 var base = try target.configuration(options, algorithms: [name])
@@ -49,19 +49,12 @@ extension SweepCommand {
                     throw ValidationError("unknown condition '\(condition)'; known: \(base.spec.conditions.map(\.id).joined(separator: ", "))")
                 }
                 base.algorithms = [algorithm]
-                let (points, results, _) = try validated { try BenchmarkSweep(base: base).run(algorithm, parameter: parameter, values: numbers, condition: chosen) }
-                try SweepReport.write(.init(tool: fpbenchVersion, decoder: DecoderLibrary.policy, seed: results.seed, dataset: results.catalog.dataset, axis: axisLabel, points: points,
-                                            breakingPoints: [], failures: results.failures.count, references: nil,
-                                            rate: String(format: "correct top-1 (%g s queries, %@, %.0f %% false positives)", target.length, condition,
-                                                         100 * results.spec.falsePositiveTarget),
-                                            refinement: "interpolation"), to: folder)
+                try SweepReport.write(try validated { try BenchmarkSweep(base: base).run(algorithm, parameter: parameter, values: numbers, condition: chosen).record },
+                                      to: folder)
             } else {
                 let suite = try validated { try Suite.thesis.selecting([test]) }
                 let base = try options.configuration(algorithms: [name], suite: suite, draws: draws)
-                let (points, results) = SweepRunner.evaluate(variants: algorithm, parameter: parameter, values: numbers, base: base)
-                try SweepReport.write(.init(tool: fpbenchVersion, decoder: DecoderLibrary.policy, seed: options.seed, dataset: results.dataset.name, axis: "\(axisLabel) (\(test))",
-                                            points: points, breakingPoints: [], failures: results.failures.count,
-                                            references: results.references.count), to: folder)
+                try SweepReport.write(SweepRunner.variants(of: algorithm, parameter: parameter, values: numbers, base: base, test: test), to: folder)
             }
             print(folder.appendingPathComponent("sweep.md").path)
         }

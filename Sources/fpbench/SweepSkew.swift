@@ -4,6 +4,7 @@ import Evaluation
 import Foundation
 import OutsidePrograms
 import Reporting
+import Sweeps
 
 extension SweepCommand {
 

@@ -7,6 +7,7 @@ import Fingerprinting
 import Foundation
 import Reporting
 import SuiteEvaluation
+import Sweeps
 
 extension SweepCommand {
 
@@ -51,8 +52,10 @@ extension SweepCommand {
             if target.benchmark {
                 try common.refuseSuiteOnlyOptions()
                 let started = Date()
-                let (points, results, _) = try validated { try BenchmarkSweep(base: try target.configuration(common.options, algorithms: common.algorithms)).run(axis, levels: levels) }
-                try target.write(points, axis: .stage(axis), thresholds: [0.9, 0.5], results: results, out: folder)
+                let sweep = BenchmarkSweep(base: try target.configuration(common.options, algorithms: common.algorithms))
+                let record = try validated { try sweep.run(axis, levels: levels, thresholds: [0.9, 0.5]).record }
+                try SweepReport.write(record, to: URL(fileURLWithPath: folder))
+                print(URL(fileURLWithPath: folder).appendingPathComponent("sweep.md").path)
                 Console.note(String(format: "fpbench sweep: %d levels on the benchmark in %.1f s wall", levels.count, Date().timeIntervalSince(started)))
             } else {
                 try common.run(axis: .stage(axis), levels: levels, thresholds: [0.9, 0.5], defaultTolerance: step / 8, out: folder)

@@ -6,6 +6,7 @@ import Fingerprinting
 import Foundation
 import Reporting
 import SuiteEvaluation
+import Sweeps
 
 extension SweepCommand {
     /// Where a sweep runs: the thesis suite (default) or the identification benchmark.
@@ -23,18 +24,6 @@ extension SweepCommand {
             if let negatives { spec.negativesPerLength = negatives }
             try validated { try spec.validate(path: "options") }
             return options.benchmarkConfiguration(dataset: try options.loadDataset(default: "catalog"), algorithms: try options.external.resolve(algorithms), spec: spec)
-        }
-
-        /// Writes a benchmark sweep's report; breaking points interpolated.
-        func write(_ points: [SweepPoint], axis: SweepAxis, thresholds: [Double], results: BenchmarkResults, out: String) throws {
-            let breaking = thresholds.isEmpty ? [] : BreakingPoints.all(points, axis: axis, algorithms: SweepReport.orderedUnique(points.map(\.algorithm)),
-                                                                      thresholds: thresholds, tolerance: 0, evaluate: nil)
-            let folder = URL(fileURLWithPath: out)
-            try SweepReport.write(.init(tool: fpbenchVersion, decoder: DecoderLibrary.policy, seed: results.seed, dataset: results.catalog.dataset, axis: axis.label, points: points,
-                                        breakingPoints: breaking, failures: results.failures.count, references: nil,
-                                        rate: String(format: "correct top-1 (%g s queries, %.0f %% false positives)", length, 100 * results.spec.falsePositiveTarget),
-                                        refinement: "interpolation"), to: folder)
-            print(folder.appendingPathComponent("sweep.md").path)
         }
     }
 }

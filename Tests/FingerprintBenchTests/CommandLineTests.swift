@@ -1,6 +1,7 @@
 import AudioIO
 import Degradation
 import Foundation
+import Sweeps
 import XCTest
 
 /// End to end through the built `fpbench` executable, as a user runs it.

@@ -4,6 +4,7 @@ import DSP
 @testable import Evaluation
 import Foundation
 @testable import SuiteEvaluation
+import Sweeps
 import Testing
 
 /// Each unit meets its definition on generated audio.

@@ -3,6 +3,7 @@
 import Foundation
 @testable import Reporting
 @testable import SuiteEvaluation
+@testable import Sweeps
 import Testing
 
 /// Operating points: which identifiers form a sweep, the Pareto front, the best point within a budget.

@@ -6,6 +6,7 @@ import Foundation
 import OutsidePrograms
 import Reporting
 import SuiteEvaluation
+import Sweeps
 import Testing
 
 /// A JSON value, decoded strictly (a boolean is never a number).

@@ -4,6 +4,7 @@ import Foundation
 import FoundationXML
 import Reporting
 import SuiteEvaluation
+import Sweeps
 import Testing
 
 @Suite struct SweepTests {

@@ -1,5 +1,6 @@
 import Evaluation
 import Foundation
+import Sweeps
 
 /// A sweep folder's report.html: sweep.md with its figures inline (the diagonal chart too). A sweep
 /// keeps its rates per level, not its answers: the queries behind a point are those of a run or a

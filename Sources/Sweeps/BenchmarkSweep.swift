@@ -1,3 +1,5 @@
+import AudioIO
+import BenchmarkEvaluation
 import Evaluation
 import Fingerprinting
 import Foundation
@@ -11,36 +13,51 @@ public struct BenchmarkSweep {
 
     public init(base: BenchmarkConfiguration) { self.base = base }
 
-    /// One condition per level of a stage parameter, every algorithm.
-    public func run(_ axis: StageAxis, levels: [Double]) throws -> (points: [SweepPoint], results: BenchmarkResults, costs: BenchmarkCosts) {
+    /// One condition per level of a stage parameter, every algorithm; breaking points at `thresholds` interpolated
+    /// between grid levels.
+    public func run(_ axis: StageAxis, levels: [Double], thresholds: [Double]) throws -> (record: SweepRecord, results: BenchmarkResults) {
         var configuration = base
         configuration.spec.conditions = try levels.map { level in
             let name = String(format: "%g", level)
             return BenchmarkCondition(id: "\(axis.unit)-\(axis.parameter)-\(name)", title: "\(axis.unit) \(axis.parameter) \(name)",
                                       stages: [try axis.spec(at: level)])
         }
-        let (results, costs) = try Benchmark(configuration).run()
+        let results = try Benchmark(configuration).run().results
         let metrics = BenchmarkMetrics(results)
         let points = zip(levels, configuration.spec.conditions).flatMap { level, condition in
             configuration.algorithms.compactMap { algorithm in point(metrics, algorithm: algorithm.identifier, as: algorithm.identifier, level: level, condition: condition.id) }
         }
-        return (points, results, costs)
+        var seen = Set<String>()
+        let measured = points.map(\.algorithm).filter { seen.insert($0).inserted }
+        let breaking = thresholds.isEmpty ? [] : BreakingPoints.all(points, axis: .stage(axis), algorithms: measured, thresholds: thresholds,
+                                                                  tolerance: 0, evaluate: nil)
+        return (record(results, axis: SweepAxis.stage(axis).label, points: points, breaking: breaking, condition: nil), results)
     }
 
     /// One variant per value of an algorithm parameter (`constellation.fanOut`), under one condition.
     public func run(_ algorithm: AnyAlgorithm, parameter: String, values: [Double], condition: BenchmarkCondition) throws
-        -> (points: [SweepPoint], results: BenchmarkResults, costs: BenchmarkCosts) {
+        -> (record: SweepRecord, results: BenchmarkResults) {
         var configuration = base
         configuration.algorithms = try values.map { value in
             try algorithm.variant([(parameter, String(format: "%g", value))], identifier: "\(algorithm.identifier)@\(parameter)=\(String(format: "%g", value))")
         }
         configuration.spec.conditions = [condition]
-        let (results, costs) = try Benchmark(configuration).run()
+        let results = try Benchmark(configuration).run().results
         let metrics = BenchmarkMetrics(results)
         let points = zip(values, configuration.algorithms).compactMap { value, variant in
             point(metrics, algorithm: variant.identifier, as: algorithm.identifier, level: value, condition: condition.id)
         }
-        return (points, results, costs)
+        return (record(results, axis: "\(algorithm.identifier) \(parameter)", points: points, breaking: [], condition: condition.id), results)
+    }
+
+    /// A benchmark sweep's record: its rate is correct top-1 at the calibrated threshold, at the run's one length.
+    private func record(_ results: BenchmarkResults, axis: String, points: [SweepPoint], breaking: [BreakingPoint], condition: String?) -> SweepRecord {
+        let length = base.spec.queryLengths.first ?? 0
+        let rate = String(format: "correct top-1 (%g s queries, ", length) + (condition.map { "\($0), " } ?? "")
+            + String(format: "%.0f %% false positives)", 100 * results.spec.falsePositiveTarget)
+        return SweepRecord(tool: base.toolVersion, decoder: DecoderLibrary.policy, seed: results.seed, dataset: results.catalog.dataset, axis: axis,
+                           points: points, breakingPoints: breaking, failures: results.failures.count, references: nil, rate: rate,
+                           refinement: "interpolation")
     }
 
     private func point(_ metrics: BenchmarkMetrics, algorithm: String, as name: String, level: Double, condition: String) -> SweepPoint? {

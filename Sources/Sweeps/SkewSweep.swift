@@ -1,3 +1,4 @@
+import BenchmarkEvaluation
 import Degradation
 import Evaluation
 import Fingerprinting

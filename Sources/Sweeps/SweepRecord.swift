@@ -1,3 +1,4 @@
+import Evaluation
 import Foundation
 
 /// A sweep's sweep.json: accuracy at each level for each algorithm and the breaking points, enough for

@@ -1,7 +1,9 @@
+import AudioIO
 import Degradation
 import Evaluation
 import Fingerprinting
 import Foundation
+import SuiteEvaluation
 
 /// What a sweep varies.
 public enum SweepAxis: Sendable, Equatable {
@@ -159,6 +161,14 @@ public struct SweepRunner {
         return (points, results)
     }
 
+    /// `evaluate(variants:)` as a sweep's record, on `base`'s one test (named in the axis).
+    public static func variants(of algorithm: AnyAlgorithm, parameter: String, values: [Double], base: RunConfiguration, test: String) -> SweepRecord {
+        let (points, results) = evaluate(variants: algorithm, parameter: parameter, values: values, base: base)
+        return SweepRecord(tool: base.toolVersion, decoder: DecoderLibrary.policy, seed: base.seed, dataset: results.dataset.name,
+                           axis: "\(algorithm.identifier) \(parameter) (\(test))", points: points, breakingPoints: [],
+                           failures: results.failures.count, references: results.references.count)
+    }
+
     public func breakingPoints(_ points: [SweepPoint], thresholds: [Double], tolerance: Double) -> [BreakingPoint] {
         BreakingPoints.all(points, axis: axis, algorithms: base.algorithms.map(\.identifier), thresholds: thresholds, tolerance: tolerance) { level, algorithm in
             evaluate([level], algorithms: [algorithm]).points[0]
@@ -186,5 +196,50 @@ extension BreakingPoints {
                 }
             }
         }
+    }
+}
+
+/// A sweep of the thesis suite as `fpbench sweep` asks for it: every algorithm of `base`, or the part of them
+/// `part` names (algorithm i in part i mod N: each algorithm's levels and bisections are its own, so
+/// `fpbench merge` gathers the parts' records into the whole sweep's).
+public struct SuiteSweep {
+    public var base: RunConfiguration
+    public var axis: SweepAxis
+    /// Crop on the thesis AFA's image grid (8,192 samples at 5,512 Hz), as the thesis's test 1 did.
+    public var imageGrid: Bool
+    public var part: Shard?
+
+    public init(base: RunConfiguration, axis: SweepAxis, imageGrid: Bool, part: Shard?) {
+        self.base = base
+        self.axis = axis
+        self.imageGrid = imageGrid
+        self.part = part
+    }
+
+    /// The algorithms this sweep (or its part) runs.
+    public var algorithms: [AnyAlgorithm] {
+        guard let part else { return base.algorithms }
+        return base.algorithms.indices.filter { $0 % part.count == part.index }.map { base.algorithms[$0] }
+    }
+
+    /// Points at `levels` and breaking points at `thresholds` bisected to `tolerance`, as one record; a part's is
+    /// keyed by what defines the whole sweep (the dataset's manifest, the grid, every algorithm's profile).
+    public func run(levels: [Double], thresholds: [Double], tolerance: Double) -> SweepRecord {
+        var mine = base
+        mine.algorithms = algorithms
+        let runner = SweepRunner(base: mine, axis: axis, cropGrid: imageGrid ? 8192.0 / 5512 : nil)
+        let (points, results) = runner.evaluate(levels)
+        var record = SweepRecord(tool: base.toolVersion, decoder: DecoderLibrary.policy, seed: base.seed, dataset: results.dataset.name,
+                                 axis: axis.label, points: points,
+                                 breakingPoints: runner.breakingPoints(points, thresholds: thresholds, tolerance: tolerance),
+                                 failures: results.failures.count, references: results.references.count)
+        if let part {
+            let all = base.algorithms
+            let definition = "\(results.dataset.manifestSHA256)|\(levels)|\(thresholds)|\(tolerance)|\(imageGrid)|\(base.queriesPerSource)|"
+                + all.map { "\($0.identifier):r\($0.revision):\($0.profile.key)" }.joined(separator: ",")
+            record.algorithms = all.map(\.identifier)
+            record = record.keyed(part, definition: definition)
+        }
+        return record
     }
 }

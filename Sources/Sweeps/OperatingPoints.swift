@@ -1,3 +1,4 @@
+import BenchmarkEvaluation
 import Evaluation
 import Foundation
 

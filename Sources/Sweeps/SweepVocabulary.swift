@@ -1,4 +1,5 @@
 import Degradation
+import Evaluation
 import Fingerprinting
 import Foundation
 
