@@ -155,6 +155,21 @@ import Testing
     }
 }
 
+/// The one hand-written list of stage units, docs/commands.md's paragraph on the `degraded` kind, names every unit of
+/// the registry and each of its fields: a unit added in code only fails here, by name.
+@Test func theDocumentedStageUnitsAreTheRegistrys() throws {
+    let text = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/commands.md"), encoding: .utf8)
+    let start = try #require(text.range(of: "The `degraded` kind runs test 1's crop through any list of stages"))
+    let end = try #require(text.range(of: "The same `stages` list", range: start.upperBound..<text.endIndex))
+    let paragraph = text[start.upperBound..<end.lowerBound]
+    for unit in StageUnits.all {
+        #expect(paragraph.contains("`\(unit.name)`"), "docs/commands.md's paragraph on the degraded kind does not name the stage unit \(unit.name)")
+        for field in unit.fields {
+            #expect(paragraph.contains("`\(field.name)`"), "docs/commands.md's paragraph on the degraded kind does not name \(unit.name)'s field \(field.name)")
+        }
+    }
+}
+
 @Suite struct CodecTests {
     /// 4 s of a real recording at 44.1 kHz.
     func recording() throws -> Audio {
