@@ -8,10 +8,21 @@ import Foundation
 /// parameter, a variant) of one benchmark run at one query length; the rate is correct top-1 at each
 /// algorithm's threshold calibrated to the spec's false-positive target on the negatives. Breaking
 /// points are interpolated between grid levels (each bisection step would be a whole run).
-public struct BenchmarkSweep {
+public struct BenchmarkSweep: SweepEngine {
     public var base: BenchmarkConfiguration
 
     public init(base: BenchmarkConfiguration) { self.base = base }
+
+    public var algorithms: [AnyAlgorithm] { base.algorithms }
+
+    /// A stage's parameter at each level (the benchmark sweeps stages only: noise is a stage there, and a query
+    /// length is one run's spec).
+    public func sweep(_ axis: SweepAxis, levels: [Double], thresholds: [Double]) throws -> SweepRecord {
+        guard case .stage(let stage) = axis else {
+            throw ChoiceError("--benchmark", reason: "sweeps a stage's parameter (fpbench sweep stage), not the \(axis.label) of the thesis suite")
+        }
+        return try run(stage, levels: levels, thresholds: thresholds).record
+    }
 
     /// One condition per level of a stage parameter, every algorithm; breaking points at `thresholds` interpolated
     /// between grid levels.

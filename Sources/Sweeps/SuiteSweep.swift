@@ -199,21 +199,32 @@ extension BreakingPoints {
     }
 }
 
+/// Where a sweep's levels are measured: the thesis suite (`SuiteSweep`, breaking points refined by bisection) or
+/// the identification benchmark (`BenchmarkSweep`, interpolated between grid levels). A command builds one and
+/// hands it the axis; the record it returns is what `SweepReport` writes.
+public protocol SweepEngine {
+    /// The algorithms measured.
+    var algorithms: [AnyAlgorithm] { get }
+    /// `axis` measured at `levels` for every algorithm, with breaking points at `thresholds`, as one record.
+    func sweep(_ axis: SweepAxis, levels: [Double], thresholds: [Double]) throws -> SweepRecord
+}
+
 /// A sweep of the thesis suite as `fpbench sweep` asks for it: every algorithm of `base`, or the part of them
 /// `part` names (algorithm i in part i mod N: each algorithm's levels and bisections are its own, so
 /// `fpbench merge` gathers the parts' records into the whole sweep's).
-public struct SuiteSweep {
+public struct SuiteSweep: SweepEngine {
     public var base: RunConfiguration
-    public var axis: SweepAxis
     /// Crop on the thesis AFA's image grid (8,192 samples at 5,512 Hz), as the thesis's test 1 did.
     public var imageGrid: Bool
     public var part: Shard?
+    /// How narrow bisection makes a breaking point's interval, in the level's unit.
+    public var tolerance: Double
 
-    public init(base: RunConfiguration, axis: SweepAxis, imageGrid: Bool, part: Shard?) {
+    public init(base: RunConfiguration, imageGrid: Bool, part: Shard?, tolerance: Double) {
         self.base = base
-        self.axis = axis
         self.imageGrid = imageGrid
         self.part = part
+        self.tolerance = tolerance
     }
 
     /// The algorithms this sweep (or its part) runs.
@@ -222,9 +233,9 @@ public struct SuiteSweep {
         return base.algorithms.indices.filter { $0 % part.count == part.index }.map { base.algorithms[$0] }
     }
 
-    /// Points at `levels` and breaking points at `thresholds` bisected to `tolerance`, as one record; a part's is
-    /// keyed by what defines the whole sweep (the dataset's manifest, the grid, every algorithm's profile).
-    public func run(levels: [Double], thresholds: [Double], tolerance: Double) -> SweepRecord {
+    /// A part's record is keyed by what defines the whole sweep (the dataset's manifest, the grid, every
+    /// algorithm's profile).
+    public func sweep(_ axis: SweepAxis, levels: [Double], thresholds: [Double]) -> SweepRecord {
         var mine = base
         mine.algorithms = algorithms
         let runner = SweepRunner(base: mine, axis: axis, cropGrid: imageGrid ? 8192.0 / 5512 : nil)

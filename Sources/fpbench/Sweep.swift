@@ -51,24 +51,29 @@ struct SweepCommand: ParsableCommand {
             }
         }
 
-        func run(axis: SweepAxis, levels: [Double], thresholds: [Double], defaultTolerance: Double, out: String) throws {
+        /// The thesis suite's sweep with these options (bisection to --tolerance, else `defaultTolerance`).
+        func suite(defaultTolerance: Double) throws -> SuiteSweep {
             if let tolerance, !(tolerance.isFinite && tolerance > 0) { throw ValidationError("--tolerance must be a positive number, got \(tolerance)") }
-            let started = Date()
-            let sweep = SuiteSweep(base: try options.configuration(algorithms: algorithms, suite: .thesis, draws: draws), axis: axis,
-                                   imageGrid: imageGrid, part: try shard.map { text in try validated { try Shard(parsing: text) } })
-            let record = sweep.run(levels: levels, thresholds: thresholds, tolerance: tolerance ?? defaultTolerance)
-            let folder = URL(fileURLWithPath: out)
-            try SweepReport.write(record, to: folder)
-            let measured = Set(record.points.filter { $0.count > 0 }.map(\.level)), missing = levels.filter { !measured.contains($0) }
-            if !missing.isEmpty {
-                Console.warning(String(format: "fpbench sweep: no query could be made at %d of the %d levels (%@%@); a query length above the shortest reference?",
-                                  missing.count, levels.count, missing.prefix(5).map { String(format: "%g", $0) }.joined(separator: ", "),
-                                  missing.count > 5 ? ", ..." : ""))
-            }
-            Console.note(String(format: "fpbench sweep: %d levels measured × %d algorithms in %.1f s wall",
-                                                       measured.count, sweep.algorithms.count, Date().timeIntervalSince(started)))
-            print(folder.appendingPathComponent("sweep.md").path)
+            return SuiteSweep(base: try options.configuration(algorithms: algorithms, suite: .thesis, draws: draws), imageGrid: imageGrid,
+                              part: try shard.map { text in try validated { try Shard(parsing: text) } }, tolerance: tolerance ?? defaultTolerance)
         }
+    }
+
+    /// Measures `axis` at `levels` on `engine`, writes the report into `out` and says what it did.
+    static func run(_ engine: some SweepEngine, axis: SweepAxis, levels: [Double], thresholds: [Double], out: String) throws {
+        let started = Date()
+        let record = try validated { try engine.sweep(axis, levels: levels, thresholds: thresholds) }
+        let folder = URL(fileURLWithPath: out)
+        try SweepReport.write(record, to: folder)
+        let measured = Set(record.points.filter { $0.count > 0 }.map(\.level)), missing = levels.filter { !measured.contains($0) }
+        if !missing.isEmpty {
+            Console.warning(String(format: "fpbench sweep: no query could be made at %d of the %d levels (%@%@); a query length above the shortest reference?",
+                                   missing.count, levels.count, missing.prefix(5).map { String(format: "%g", $0) }.joined(separator: ", "),
+                                   missing.count > 5 ? ", ..." : ""))
+        }
+        Console.note(String(format: "fpbench sweep: %d levels measured × %d algorithms in %.1f s wall",
+                            measured.count, engine.algorithms.count, Date().timeIntervalSince(started)))
+        print(folder.appendingPathComponent("sweep.md").path)
     }
 }
 

@@ -44,8 +44,8 @@ extension SweepCommand {
             }
             let first = from ?? (unit == .dbfs ? -48 : 30), last = to ?? (unit == .dbfs ? 0 : -6)
             let levels = try grid(from: first, to: last, step: step ?? (unit == .dbfs ? 4 : 3))
-            try common.run(axis: .noise(kind: source, unit: unit), levels: levels, thresholds: [0.9, 0.5],
-                           defaultTolerance: 0.5, out: out)
+            try SweepCommand.run(try common.suite(defaultTolerance: 0.5), axis: .noise(kind: source, unit: unit), levels: levels,
+                                 thresholds: [0.9, 0.5], out: out)
         }
     }
 
@@ -62,8 +62,8 @@ extension SweepCommand {
 
         func run() throws {
             guard from > 0 else { throw ValidationError("--from must be above 0 s, got \(from)") }
-            try common.run(axis: .queryLength, levels: try grid(from: from, to: to, step: step), thresholds: [0.9],
-                           defaultTolerance: 0.05, out: out)
+            try SweepCommand.run(try common.suite(defaultTolerance: 0.05), axis: .queryLength, levels: try grid(from: from, to: to, step: step),
+                                 thresholds: [0.9], out: out)
         }
     }
 }

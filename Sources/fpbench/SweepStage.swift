@@ -49,17 +49,14 @@ extension SweepCommand {
             let levels = try grid(from: from, to: to, step: step)
             try validated { try SweepAxis.stage(axis).check(levels) }
             let folder = out ?? "runs/sweep-\(unit.name)-\(parameter)"
+            let engine: any SweepEngine
             if target.benchmark {
                 try common.refuseSuiteOnlyOptions()
-                let started = Date()
-                let sweep = BenchmarkSweep(base: try target.configuration(common.options, algorithms: common.algorithms))
-                let record = try validated { try sweep.run(axis, levels: levels, thresholds: [0.9, 0.5]).record }
-                try SweepReport.write(record, to: URL(fileURLWithPath: folder))
-                print(URL(fileURLWithPath: folder).appendingPathComponent("sweep.md").path)
-                Console.note(String(format: "fpbench sweep: %d levels on the benchmark in %.1f s wall", levels.count, Date().timeIntervalSince(started)))
+                engine = BenchmarkSweep(base: try target.configuration(common.options, algorithms: common.algorithms))
             } else {
-                try common.run(axis: .stage(axis), levels: levels, thresholds: [0.9, 0.5], defaultTolerance: step / 8, out: folder)
+                engine = try common.suite(defaultTolerance: step / 8)
             }
+            try SweepCommand.run(engine, axis: .stage(axis), levels: levels, thresholds: [0.9, 0.5], out: folder)
         }
     }
 }
