@@ -21,12 +21,12 @@ public struct BenchmarkSweep: SweepEngine {
         guard case .stage(let stage) = axis else {
             throw ChoiceError("--benchmark", reason: "sweeps a stage's parameter (fpbench sweep stage), not the \(axis.label) of the thesis suite")
         }
-        return try run(stage, levels: levels, thresholds: thresholds).record
+        return try run(stage, levels: levels, thresholds: thresholds)
     }
 
     /// One condition per level of a stage parameter, every algorithm; breaking points at `thresholds` interpolated
     /// between grid levels.
-    public func run(_ axis: StageAxis, levels: [Double], thresholds: [Double]) throws -> (record: SweepRecord, results: BenchmarkResults) {
+    public func run(_ axis: StageAxis, levels: [Double], thresholds: [Double]) throws -> SweepRecord {
         var configuration = base
         configuration.spec.conditions = try levels.map { level in
             let name = String(format: "%g", level)
@@ -42,12 +42,11 @@ public struct BenchmarkSweep: SweepEngine {
         let measured = points.map(\.algorithm).filter { seen.insert($0).inserted }
         let breaking = thresholds.isEmpty ? [] : BreakingPoints.all(points, axis: .stage(axis), algorithms: measured, thresholds: thresholds,
                                                                   tolerance: 0, evaluate: nil)
-        return (record(results, axis: SweepAxis.stage(axis).label, points: points, breaking: breaking, condition: nil), results)
+        return record(results, axis: SweepAxis.stage(axis).label, points: points, breaking: breaking, condition: nil)
     }
 
     /// One variant per value of an algorithm parameter (`constellation.fanOut`), under one condition.
-    public func run(_ algorithm: AnyAlgorithm, parameter: String, values: [Double], condition: BenchmarkCondition) throws
-        -> (record: SweepRecord, results: BenchmarkResults) {
+    public func run(_ algorithm: AnyAlgorithm, parameter: String, values: [Double], condition: BenchmarkCondition) throws -> SweepRecord {
         var configuration = base
         configuration.algorithms = try values.map { value in
             try algorithm.variant([(parameter, String(format: "%g", value))], identifier: "\(algorithm.identifier)@\(parameter)=\(String(format: "%g", value))")
@@ -58,7 +57,7 @@ public struct BenchmarkSweep: SweepEngine {
         let points = zip(values, configuration.algorithms).compactMap { value, variant in
             point(metrics, algorithm: variant.identifier, as: algorithm.identifier, level: value, condition: condition.id)
         }
-        return (record(results, axis: "\(algorithm.identifier) \(parameter)", points: points, breaking: [], condition: condition.id), results)
+        return record(results, axis: "\(algorithm.identifier) \(parameter)", points: points, breaking: [], condition: condition.id)
     }
 
     /// A benchmark sweep's record: its rate is correct top-1 at the calibrated threshold, at the run's one length.

@@ -49,7 +49,7 @@ extension SweepCommand {
                     throw ValidationError("unknown condition '\(condition)'; known: \(base.spec.conditions.map(\.id).joined(separator: ", "))")
                 }
                 base.algorithms = [algorithm]
-                try SweepReport.write(try validated { try BenchmarkSweep(base: base).run(algorithm, parameter: parameter, values: numbers, condition: chosen).record },
+                try SweepReport.write(try validated { try BenchmarkSweep(base: base).run(algorithm, parameter: parameter, values: numbers, condition: chosen) },
                                       to: folder)
             } else {
                 let suite = try validated { try Suite.thesis.selecting([test]) }
