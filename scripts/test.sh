@@ -35,6 +35,7 @@ timed python3 scripts/test_manifests.py
 timed python3 scripts/test_imports.py
 timed python3 scripts/test_renders.py
 timed /usr/bin/python3 scripts/test_pandas_docs.py
+timed python3 scripts/peer_tables.py --check  # docs/systems.md's and the README's peer tables are the committed run's
 # The learned fingerprint's training script, one batch on generated audio (CI never trains; docs/learned.md).
 timed /usr/bin/python3 scripts/train_nafp_small.py smoke
 finish tool
