@@ -140,7 +140,7 @@ public struct Benchmark {
         }
         for algorithm in algorithms {
             for length in c.spec.queryLengths where length < algorithm.minimumDuration {
-                skipped.append(.init(item: "\(algorithm.identifier): \(String(format: "%g", length)) s queries",
+                skipped.append(.init(item: "\(algorithm.identifier): \(QueryLength(length).spoken) queries",
                                      reason: String(format: "shorter than the %.3f s the algorithm needs", algorithm.minimumDuration)))
             }
         }
@@ -237,7 +237,7 @@ public struct Benchmark {
             algorithms: algorithms.indices.map { a in
                 func percentiles(_ pick: (QueryOutcome) -> [Double]) -> [String: BenchmarkCosts.Percentiles] {
                     Dictionary(uniqueKeysWithValues: c.spec.queryLengths.map { length in
-                        (String(format: "%gs", length), .init(zip(answered, outcomes).filter { $0.0.length == length }.flatMap { pick($0.1) }))
+                        (QueryLength(length).tag, .init(zip(answered, outcomes).filter { $0.0.length == length }.flatMap { pick($0.1) }))
                     })
                 }
                 let catalog = index.catalogs[a]

@@ -7,7 +7,7 @@ import Foundation
 
 /// The benchmark's first phases: the readable files, the usable conditions, the index (files or built).
 extension Benchmark {
-    // MARK: Phase 2
+    // MARK: Drawing the queries: the conditions they can run under
 
     /// The conditions whose recordings (noises, impulse responses) the run can have by its policy
     /// (`RunRecordings`: the dataset's, or the project's when borrowing); the others are left out, by name,
@@ -31,7 +31,7 @@ extension Benchmark {
         return (conditions, recordings)
     }
 
-    // MARK: Phase 3
+    // MARK: Indexing
 
     /// Every catalog file loaded, by algorithm: each checked against its algorithm (identifier,
     /// revision, parameters) and this catalog's tracks, in order.

@@ -74,7 +74,7 @@ extension Benchmark {
             guard let q = queries[answer.query], answer.failure == nil else { continue }
             let threshold = metrics.negative(answer.algorithm, q.length)?.calibratedThreshold ?? 0
             guard mode == .all || BenchmarkMetrics.isFailure(BenchmarkMetrics.calibratedOutcome(answer, query: q, threshold: threshold, results: r)) else { continue }
-            var files = [KeptFile(path: BenchmarkAudio.query(q.id, condition: answer.condition), content: .query(q, condition: answer.condition), bytes: bytes(q.length))]
+            var files = [KeptFile(path: answer.question.keptAudio, content: .query(q, condition: answer.condition), bytes: bytes(q.length))]
             let truth = answer.expectedOffset ?? q.start
             if !q.negative, let t = trackIndex[q.file] {
                 files.append(KeptFile(path: BenchmarkAudio.reference(track: t, start: truth, length: q.length),

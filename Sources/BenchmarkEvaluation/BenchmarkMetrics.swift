@@ -56,63 +56,78 @@ public struct BenchmarkMetrics: Sendable, Equatable {
 
     public init(_ r: BenchmarkResults) {
         let queries = Dictionary(uniqueKeysWithValues: r.queries.map { ($0.id, $0) })
-        var byKey: [String: [BenchmarkAnswer]] = [:]
+        var grouped: [Group: [BenchmarkAnswer]] = [:]
         for answer in r.answers where answer.failure == nil {
             guard let q = queries[answer.query] else { continue }
-            byKey["\(answer.algorithm)|\(q.length)|\(q.negative ? (q.calibrationNegative ? "negative" : "cross-check") : answer.condition)", default: []].append(answer)
+            let group = q.negative ? Group.negatives(algorithm: answer.algorithm, length: q.length, crossCheck: !q.calibrationNegative)
+                : .cell(BenchmarkCell(algorithm: answer.algorithm, length: q.length, condition: answer.condition))
+            grouped[group, default: []].append(answer)
         }
         var conditions: [ConditionMetrics] = [], negatives: [NegativeMetrics] = []
         let calibrating = Self.calibrationHalf(r)
         for info in r.algorithms {
             let algorithm = info.identifier
             for length in r.spec.queryLengths {
-                let negativeAnswers = byKey["\(algorithm)|\(length)|negative"] ?? []
-                let calibration = negativeAnswers.filter { calibrating.contains($0.query) }
-                let heldOut = negativeAnswers.filter { !calibrating.contains($0.query) }
+                let mine = grouped[.negatives(algorithm: algorithm, length: length, crossCheck: false)] ?? []
+                let calibration = mine.filter { calibrating.contains($0.query) }
+                let heldOut = mine.filter { !calibrating.contains($0.query) }
                 // A system without scores: its own answers only (every match scores 1, above 0).
                 let threshold = info.isScored ? Calibration.threshold(calibration.map { $0.top.first?.score ?? 0 }, target: r.spec.falsePositiveTarget,
                                                                       confidence: r.spec.confidence) : 0
                 let passes = { (a: BenchmarkAnswer) in (a.top.first?.score ?? 0) > threshold }
                 let byRecording = { (answers: [BenchmarkAnswer]) in Dictionary(grouping: answers) { queries[$0.query]!.file }.sorted { $0.key < $1.key }
                     .map { $0.value.map { $0.top.first?.score ?? 0 } } }
-                let crossCheck = byKey["\(algorithm)|\(length)|cross-check"] ?? []
+                let crossCheck = grouped[.negatives(algorithm: algorithm, length: length, crossCheck: true)] ?? []
                 negatives.append(NegativeMetrics(
                     algorithm: algorithm, length: length,
-                    falsePositives: Rate(negativeAnswers.filter { $0.top.contains(where: \.matched) }.count, of: negativeAnswers.count),
+                    falsePositives: Rate(mine.filter { $0.top.contains(where: \.matched) }.count, of: mine.count),
                     calibratedThreshold: threshold,
                     falsePositivesHeldOut: Rate(heldOut.filter(passes).count, of: heldOut.count),
                     heldOutByRecording: ClusteredRate(scoresByRecording: byRecording(heldOut), above: threshold, seed: derivedSeed(r.seed, "held-out", algorithm, "\(length)")),
                     crossCheck: crossCheck.isEmpty ? nil
                         : ClusteredRate(scoresByRecording: byRecording(crossCheck), above: threshold, seed: derivedSeed(r.seed, "cross-check", algorithm, "\(length)"))))
                 for condition in r.spec.conditions {
-                    let answers = byKey["\(algorithm)|\(length)|\(condition.id)"] ?? []
-                    var counts: [Outcome: Int] = [:]
-                    var hits = 0, calibrated = 0, repeated = 0, exact = 0
-                    for answer in answers {
-                        let q = queries[answer.query]!
-                        counts[Self.outcome(answer.top.first(where: \.matched), truth: q, expectedOffset: answer.expectedOffset, results: r), default: 0] += 1
-                        if answer.top.prefix(5).contains(where: { r.catalog.tracks[$0.track] == q.file }) { hits += 1 }
-                        if let top = answer.top.first, r.catalog.tracks[top.track] == q.file,
-                           abs(top.offset - (answer.expectedOffset ?? q.start)) <= Self.exactTolerance { exact += 1 }
-                        if let top = answer.top.first, top.score > threshold {
-                            switch Self.outcome(top, truth: q, expectedOffset: answer.expectedOffset, results: r) {
-                            case .correct: calibrated += 1
-                            case .repeatedPassage: repeated += 1
-                            default: break
-                            }
-                        }
-                    }
-                    conditions.append(ConditionMetrics(
-                        algorithm: algorithm, length: length, condition: condition.id,
-                        outcomes: Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0.rawValue, Rate(counts[$0] ?? 0, of: answers.count)) }),
-                        hitAt5: Rate(hits, of: answers.count), correctCalibrated: Rate(calibrated, of: answers.count),
-                        correctOrRepeatCalibrated: Rate(calibrated + repeated, of: answers.count),
-                        exactTop1: Rate(exact, of: answers.count)))
+                    let cell = BenchmarkCell(algorithm: algorithm, length: length, condition: condition.id)
+                    conditions.append(Self.metrics(cell, answers: grouped[.cell(cell)] ?? [], threshold: threshold, queries: queries, results: r))
                 }
             }
         }
         self.conditions = conditions
         self.negatives = negatives
+    }
+
+    /// A cell's rates from its answers, at the documented threshold and at `threshold` (the calibrated one).
+    static func metrics(_ cell: BenchmarkCell, answers: [BenchmarkAnswer], threshold: Double, queries: [String: BenchmarkQuery],
+                        results r: BenchmarkResults) -> ConditionMetrics {
+        var counts: [Outcome: Int] = [:]
+        var hits = 0, calibrated = 0, repeated = 0, exact = 0
+        for answer in answers {
+            let q = queries[answer.query]!
+            counts[Self.outcome(answer.top.first(where: \.matched), truth: q, expectedOffset: answer.expectedOffset, results: r), default: 0] += 1
+            if answer.top.prefix(5).contains(where: { r.catalog.tracks[$0.track] == q.file }) { hits += 1 }
+            if let top = answer.top.first, r.catalog.tracks[top.track] == q.file,
+               abs(top.offset - (answer.expectedOffset ?? q.start)) <= Self.exactTolerance { exact += 1 }
+            if let top = answer.top.first, top.score > threshold {
+                switch Self.outcome(top, truth: q, expectedOffset: answer.expectedOffset, results: r) {
+                case .correct: calibrated += 1
+                case .repeatedPassage: repeated += 1
+                default: break
+                }
+            }
+        }
+        return ConditionMetrics(
+            algorithm: cell.algorithm, length: cell.length, condition: cell.condition,
+            outcomes: Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0.rawValue, Rate(counts[$0] ?? 0, of: answers.count)) }),
+            hitAt5: Rate(hits, of: answers.count), correctCalibrated: Rate(calibrated, of: answers.count),
+            correctOrRepeatCalibrated: Rate(calibrated + repeated, of: answers.count),
+            exactTop1: Rate(exact, of: answers.count))
+    }
+
+    /// Where an answer counts: a cell (a positive query's), or an algorithm's negatives of one length, those
+    /// of the catalog's negative recordings or of the cross-check collection.
+    private enum Group: Hashable {
+        case cell(BenchmarkCell)
+        case negatives(algorithm: String, length: Double, crossCheck: Bool)
     }
 
     /// The learned-fingerprint papers' offset tolerance for an "exact" top-1 hit: ±50 ms (NAFP §4, FlowHash).
@@ -158,7 +173,7 @@ public struct BenchmarkMetrics: Sendable, Equatable {
         var warnings: [String] = []
         let negativeQueries = r.queries.filter(\.calibrationNegative)
         for length in r.spec.queryLengths {
-            let mine = negativeQueries.filter { $0.length == length }, name = String(format: "%g s", length)
+            let mine = negativeQueries.filter { $0.length == length }, name = QueryLength(length).spoken
             let heldOut = Set(mine.filter { $0.half == .heldOut }.map(\.file)).count
             if !mine.isEmpty && heldOut < Calibration.fewestHeldOutRecordings {
                 warnings.append("\(name): the held-out half has \(heldOut) recordings (fewer than \(Calibration.fewestHeldOutRecordings)), too few to speak for other audio")
@@ -173,20 +188,21 @@ public struct BenchmarkMetrics: Sendable, Equatable {
         for info in r.algorithms where info.isScored {
             let ns = negatives(info.identifier)
             for (shorter, longer) in zip(ns, ns.dropFirst()) where !info.isSystem && Calibration.rises(from: shorter.calibratedThreshold, to: longer.calibratedThreshold) {
-                warnings.append(String(format: "%@: the calibrated threshold rises from %.3f at %g s to %.3f at %g s (a longer query should need no more): too few or too alike negatives at %g s?",
-                                       info.identifier, shorter.calibratedThreshold, shorter.length, longer.calibratedThreshold, longer.length, longer.length))
+                warnings.append(String(format: "%@: the calibrated threshold rises from %.3f at %@ to %.3f at %@ (a longer query should need no more): too few or too alike negatives at %@?",
+                                       info.identifier, shorter.calibratedThreshold, QueryLength(shorter.length).spoken, longer.calibratedThreshold,
+                                       QueryLength(longer.length).spoken, QueryLength(longer.length).spoken))
             }
             for n in ns where n.heldOutByRecording.low > r.spec.falsePositiveTarget {
-                warnings.append(String(format: "%@: at %g s the held-out false positives, %d of %d, miss the %g %% target beyond their interval (%.1f-%.1f %%)",
-                                       info.identifier, n.length, n.heldOutByRecording.successes, n.heldOutByRecording.total,
+                warnings.append(String(format: "%@: at %@ the held-out false positives, %d of %d, miss the %g %% target beyond their interval (%.1f-%.1f %%)",
+                                       info.identifier, QueryLength(n.length).spoken, n.heldOutByRecording.successes, n.heldOutByRecording.total,
                                        100 * r.spec.falsePositiveTarget, 100 * n.heldOutByRecording.low, 100 * n.heldOutByRecording.high))
             }
         }
         return warnings
     }
 
-    public func condition(_ algorithm: String, _ length: Double, _ condition: String) -> ConditionMetrics? {
-        conditions.first { $0.algorithm == algorithm && $0.length == length && $0.condition == condition }
+    public func condition(_ cell: BenchmarkCell) -> ConditionMetrics? {
+        conditions.first { $0.cell == cell }
     }
 
     public func negative(_ algorithm: String, _ length: Double) -> NegativeMetrics? {

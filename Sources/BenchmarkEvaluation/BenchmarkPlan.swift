@@ -37,7 +37,7 @@ struct BenchmarkPlan {
         let split = NegativeSplit(durations: negativeDurations, seed: seed)
         let other = NegativeSplit(durations: crossCheckDurations, seed: derivedSeed(seed, "cross-check"), allIn: .crossCheck)
         for length in spec.queryLengths {
-            let name = String(format: "%gs", length)
+            let name = QueryLength(length).tag
             let usable = tracks.indices.filter { durations[$0] >= length }
             for i in 0..<(usable.isEmpty ? 0 : spec.queriesPerLength) {
                 let id = String(format: "%@-%03d", name, i)

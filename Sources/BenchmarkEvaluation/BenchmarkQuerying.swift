@@ -7,7 +7,7 @@ import Foundation
 
 /// The benchmark's last phases: each query answered under every condition, and the scaling curve.
 extension Benchmark {
-    // MARK: Phase 4
+    // MARK: Querying
 
     struct QueryOutcome {
         var answers: [BenchmarkAnswer]
@@ -34,7 +34,8 @@ extension Benchmark {
             let chain = Result { try self.chain(query, condition, stageContext: stageContext) }
             let degraded = Once { window.get.flatMap { audio in chain.flatMap { chain in Result { try chain.apply(audio) } } } }
             let moved = (try? chain.get()).flatMap { Self.movedStart(query, $0) }
-            let key = keys.benchmarkQuery(query, condition: condition, seed: derivedSeed(configuration.seed, "benchmark", query.id, condition.id))
+            let question = BenchmarkQuestion(query: query.id, condition: condition.id)
+            let key = keys.benchmarkQuery(query, condition: condition, seed: question.chainSeed(configuration.seed))
             // The degraded window resampled once per rate, for every algorithm working at it, with the CPU time that took.
             var atRate: [Double: (audio: Audio, seconds: Double)] = [:]
             func input(at rate: Double) throws -> (audio: Audio, seconds: Double) {
@@ -105,11 +106,11 @@ extension Benchmark {
 
     /// What a condition does to one query: its stages, seeded by the query and the condition.
     func chain(_ query: BenchmarkQuery, _ condition: BenchmarkCondition, stageContext: StageContext) throws -> DegradationChain {
-        let seed = derivedSeed(configuration.seed, "benchmark", query.id, condition.id)
+        let seed = BenchmarkQuestion(query: query.id, condition: condition.id).chainSeed(configuration.seed)
         return DegradationChain(try condition.stages(stageContext, seed: seed), seed: seed)
     }
 
-    // MARK: Phase 5
+    // MARK: Scaling
 
     /// The same clean queries of one length against nested catalogs of 1/16 ... all of the tracks (a
     /// seeded order); a query whose track is left out counts as a negative there. The points are measured

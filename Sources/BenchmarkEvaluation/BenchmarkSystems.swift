@@ -51,7 +51,7 @@ extension Benchmark {
         for system in indexed.map(\.system) {
             guard let shortest = system.description.shortestQuery else { continue }
             for length in c.spec.queryLengths where length < shortest.seconds {
-                skipped.append(.init(item: "\(system.identifier): \(String(format: "%g", length)) s queries",
+                skipped.append(.init(item: "\(system.identifier): \(QueryLength(length).spoken) queries",
                                      reason: "not supported: shorter than the \(String(format: "%g", shortest.seconds)) s the system answers (\(shortest.source))"))
             }
         }

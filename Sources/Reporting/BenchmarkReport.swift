@@ -27,8 +27,8 @@ public enum BenchmarkReport {
         try folder.put(answersCSV(r), "answers.csv")
         try folder.put(metricsCSV(metrics), "metrics.csv")
         for length in r.spec.queryLengths {
-            try folder.put(detectionFigure(r, metrics: metrics, length: length), String(format: "detection-%gs.svg", length))
-            try folder.put(scoreFigure(r, metrics: metrics, length: length), String(format: "scores-%gs.svg", length))
+            try folder.put(detectionFigure(r, metrics: metrics, length: length), "detection-\(QueryLength(length).tag).svg")
+            try folder.put(scoreFigure(r, metrics: metrics, length: length), "scores-\(QueryLength(length).tag).svg")
         }
         if let costs, !costs.scaling.isEmpty { try folder.put(scalingFigure(costs), "scaling.svg") }
         var text = summary(r, metrics: metrics, costs: costs)
@@ -47,7 +47,7 @@ public enum BenchmarkReport {
             tables.add(figure: "scaling", caption: "Median search CPU time per query against the catalog's size, in nested catalogs of the same tracks.")
         }
         try tables.write(into: folder)
-        try BenchmarkPage.write(r, metrics: metrics, summary: text, to: folder.url)
+        try BenchmarkPage.write(r, metrics: metrics, summary: text, linking: linkedTables(r, metrics: metrics), to: folder.url)
     }
 
     static func percent(_ rate: Rate) -> String { String(format: "%.0f", 100 * rate.value) }
@@ -67,17 +67,52 @@ public enum BenchmarkReport {
                Table.Column("false positives (calibrated, held out, by recording)", latex: "false positives, held out")]
         let rows = r.algorithms.map { algorithm -> [Table.Cell] in
             let name = Table.Cell(markdown: algorithm.identifier, latex: LaTeX.escaped(algorithm.identifier), cites: Citation.cited(in: algorithm.profile))
-            guard algorithm.supports(length) else { return [name] + Array(repeating: .notSupported, count: columns.count - 1) }
             let rates = conditions.map { c -> Table.Cell in
-                guard let cm = m.condition(algorithm.identifier, length, c.id), cm.correctCalibrated.total > 0 else { return .missing }
-                return rateCell(cm.correctCalibrated, then: " · \(percent(cm.outcomes[Outcome.correct.rawValue]!))")
+                let cell = BenchmarkCell(algorithm: algorithm.identifier, length: length, condition: c.id)
+                var shown = Table.Cell.notSupported
+                if algorithm.supports(length) {
+                    shown = m.condition(cell).flatMap { cm in cm.correctCalibrated.total > 0
+                        ? rateCell(cm.correctCalibrated, then: " · \(percent(cm.outcomes[Outcome.correct.rawValue]!))") : nil } ?? .missing
+                }
+                shown.filter = queryFilter(cell)
+                return shown
             }
+            guard algorithm.supports(length) else { return [name] + rates + [.notSupported, .notSupported] }
             let n = m.negative(algorithm.identifier, length)
             let documented = n.map(\.falsePositives).flatMap { $0.total > 0 ? Table.Cell.text("\($0.successes)/\($0.total) [\(interval($0))]") : nil }
             let heldOut = n.map(\.heldOutByRecording).flatMap { $0.total > 0 ? heldOutCell($0) : nil }
             return [name] + rates + [documented ?? .missing, heldOut ?? .missing]
         }
         return Table(columns: columns, rows: rows)
+    }
+
+    /// The longest queries' outcomes at the documented thresholds and hit@5, a row per algorithm and condition.
+    static func outcomesTable(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, conditions: [BenchmarkCondition]) -> Table {
+        let columns = ["algorithm", "condition"] + Outcome.allCases.map(\.rawValue) + ["hit@5"]
+        let rows = r.algorithms.flatMap { algorithm in
+            conditions.compactMap { c -> [Table.Cell]? in
+                let cell = BenchmarkCell(algorithm: algorithm.identifier, length: r.spec.queryLengths.max() ?? 0, condition: c.id)
+                guard let cm = m.condition(cell) else { return nil }
+                let rates = Outcome.allCases.map { cm.outcomes[$0.rawValue]! } + [cm.hitAt5]
+                return [.text(algorithm.identifier), .text(c.id)] + rates.map { rate in
+                    var shown = Table.Cell.text(percent(rate))
+                    shown.filter = queryFilter(cell)
+                    return shown
+                }
+            }
+        }
+        return Table(columns: columns.map { Table.Column($0) }, rows: rows)
+    }
+
+    /// The summary's tables whose cells open the answers behind them on the report page.
+    static func linkedTables(_ r: BenchmarkResults, metrics m: BenchmarkMetrics) -> [Table] {
+        let conditions = shownConditions(r, metrics: m)
+        return r.spec.queryLengths.map { lengthTable(r, metrics: m, length: $0, conditions: conditions) } + [outcomesTable(r, metrics: m, conditions: conditions)]
+    }
+
+    /// The report page's filter of a cell's answers (its query list's columns).
+    static func queryFilter(_ cell: BenchmarkCell) -> [String: String] {
+        ["algorithm": cell.algorithm, "length": QueryLength(cell.length).number, "condition": cell.condition]
     }
 
     /// "**95** [89-98]" and what follows; in LaTeX 95, its interval below.
@@ -100,12 +135,12 @@ public enum BenchmarkReport {
                                  + "their 95\\,\\%% interval (\\%%, a cluster bootstrap over recordings) below.",
                                  length, r.catalog.tracks.count, r.catalog.hours, perCell, 100 * r.spec.falsePositiveTarget, 100 * r.spec.confidence, halves[0], halves[1])
                 + (r.algorithms.allSatisfy { $0.supports(length) } ? "" : " n/s: shorter than the system answers by its own design (the run's skipped list says where it is documented).")
-            tables.add(String(format: "benchmark-%gs", length), table.latexTransposed(caption: caption, label: String(format: "tab:benchmark-%gs", length)),
+            tables.add("benchmark-\(QueryLength(length).tag)", table.latexTransposed(caption: caption, label: "tab:benchmark-\(QueryLength(length).tag)"),
                        citing: table.rows.flatMap { $0[0].cites })
-            tables.add(figure: String(format: "detection-%gs", length), caption: String(format:
+            tables.add(figure: "detection-\(QueryLength(length).tag)", caption: String(format:
                 "Correct top-1 answers (\\%% of the positive %g\\,s queries, every condition pooled) against false positives (\\%% of the calibration "
                 + "half's negatives, log scale, 0 drawn at 0.1) as each algorithm's threshold falls; ringed: its calibrated threshold.", length))
-            tables.add(figure: String(format: "scores-%gs", length), caption: String(format:
+            tables.add(figure: "scores-\(QueryLength(length).tag)", caption: String(format:
                 "Top scores of %g\\,s queries: negatives, correct answers and other answers, with each algorithm's calibrated threshold.", length))
         }
     }
@@ -119,7 +154,7 @@ public enum BenchmarkReport {
             let outcome = q.negative ? (a.top.contains(where: \.matched) ? "false positive" : "no match")
                 : BenchmarkMetrics.outcome(a.top.first(where: \.matched), truth: q, expectedOffset: a.expectedOffset, results: r).rawValue
             let rank = a.top.firstIndex { r.catalog.tracks[$0.track] == q.file }.map { String($0 + 1) } ?? ""
-            return [a.algorithm, a.query, g(q.length), a.condition, q.negative ? "1" : "0", q.half?.rawValue ?? "", q.file, g(q.start), g(a.expectedOffset ?? q.start),
+            return [a.algorithm, a.query, QueryLength(q.length).number, a.condition, q.negative ? "1" : "0", q.half?.rawValue ?? "", q.file, g(q.start), g(a.expectedOffset ?? q.start),
                     top.map { r.catalog.tracks[$0.track] } ?? "", top.map { g($0.offset) } ?? "",
                     top.map { String($0.score) } ?? "", top.map { String($0.rawFigure) } ?? "", top?.timeFactor.map(g) ?? "",
                     top.map { $0.matched ? "1" : "0" } ?? "", a.failure == nil ? outcome : "", rank, a.failure ?? ""]
@@ -133,7 +168,7 @@ public enum BenchmarkReport {
     static func metricsCSV(_ m: BenchmarkMetrics) -> String {
         var rows: [[String]] = []
         func row(_ a: String, _ l: Double, _ c: String, _ measure: String, _ rate: Rate) {
-            rows.append([a, g(l), c, measure, String(rate.successes), String(rate.total),
+            rows.append([a, QueryLength(l).number, c, measure, String(rate.successes), String(rate.total),
                          String(format: "%.4f", rate.value), String(format: "%.4f", rate.low), String(format: "%.4f", rate.high)])
         }
         for c in m.conditions {
@@ -184,7 +219,7 @@ public enum BenchmarkReport {
                                      100 * Double(correct.filter { ($0 ?? -1) > t }.count) / Double(positives.count))
             }
         }
-        return Figures.lineChart(title: "Correct top-1 against false positives, \(g(length)) s queries (all conditions)",
+        return Figures.lineChart(title: "Correct top-1 against false positives, \(QueryLength(length).spoken) queries (all conditions)",
                                  xLabel: "false positives (%, log scale; 0 drawn at 0.1) · ringed: the calibrated threshold",
                                  yLabel: "correct top-1 (%)", xTicks: [0.1, 0.3, 1, 3, 10, 30, 100],
                                  logarithmic: Figures.LogarithmicAxis(low: 0.1, high: 100), series: series, marked: marked)
@@ -206,7 +241,7 @@ public enum BenchmarkReport {
             }
             return panel
         }
-        return ScoreFigure.svg(title: "Top scores and the calibrated threshold, \(g(length)) s queries (all conditions)", panels: panels)
+        return ScoreFigure.svg(title: "Top scores and the calibrated threshold, \(QueryLength(length).spoken) queries (all conditions)", panels: panels)
     }
 
     /// The thresholds calibrated on the negatives, against recordings of another kind that never calibrated.
@@ -217,7 +252,7 @@ public enum BenchmarkReport {
         s += "False positives at the calibrated thresholds above on windows of \(files.count) recordings of another kind than the negatives (\(collections.joined(separator: ", "))), "
         s += "which never calibrate: what a threshold set on one kind of audio lets through on another. Each cell: false positives / windows, "
         s += "the 95 % interval in % with the recording as the unit, the recordings long enough for the length.\n\n"
-        s += "| algorithm | " + r.spec.queryLengths.map { "\(g($0)) s" }.joined(separator: " | ") + " |\n|---|" + r.spec.queryLengths.map { _ in "---|" }.joined() + "\n"
+        s += "| algorithm | " + r.spec.queryLengths.map { QueryLength($0).spoken }.joined(separator: " | ") + " |\n|---|" + r.spec.queryLengths.map { _ in "---|" }.joined() + "\n"
         for algorithm in r.algorithms {
             s += "| \(algorithm.identifier) | " + r.spec.queryLengths.map { length in
                 m.negative(algorithm.identifier, length)?.crossCheck.map { heldOutCell($0).markdown } ?? "—"
@@ -244,9 +279,9 @@ public enum BenchmarkReport {
         s += "| algorithm | length | " + conditions.map(\.id).joined(separator: " | ") + " |\n|---|---|" + conditions.map { _ in "---|" }.joined() + "\n"
         for algorithm in r.algorithms {
             for length in r.spec.queryLengths {
-                s += "| \(algorithm.identifier) | \(g(length)) s | " + conditions.map { c in
+                s += "| \(algorithm.identifier) | \(QueryLength(length).spoken) | " + conditions.map { c in
                     guard algorithm.supports(length) else { return "not supported" }
-                    return m.condition(algorithm.identifier, length, c.id).map { $0.exactTop1.total > 0 ? "\(percent($0.exactTop1)) [\(interval($0.exactTop1))]" : "—" } ?? "—"
+                    return m.condition(BenchmarkCell(algorithm: algorithm.identifier, length: length, condition: c.id)).map { $0.exactTop1.total > 0 ? "\(percent($0.exactTop1)) [\(interval($0.exactTop1))]" : "—" } ?? "—"
                 }.joined(separator: " | ") + " |\n"
             }
         }
@@ -267,7 +302,7 @@ public enum BenchmarkReport {
         s += "Counted as correct, they change these cells (correct top-1 % at the calibrated threshold):\n\n"
         s += "| algorithm | length | condition | correct | correct or repeated passage |\n|---|---|---|---|---|\n"
         for c in changed {
-            s += "| \(c.algorithm) | \(g(c.length)) s | \(c.condition) | \(percent(c.correctCalibrated)) [\(interval(c.correctCalibrated))] | "
+            s += "| \(c.algorithm) | \(QueryLength(c.length).spoken) | \(c.condition) | \(percent(c.correctCalibrated)) [\(interval(c.correctCalibrated))] | "
             s += "\(percent(c.correctOrRepeatCalibrated)) [\(interval(c.correctOrRepeatCalibrated))] |\n"
         }
         return s + "\n"
@@ -293,21 +328,14 @@ public enum BenchmarkReport {
         if !warnings.isEmpty { s += "**Calibration warnings**:\n" + warnings.map { "- \($0)\n" }.joined() + "\n" }
         let conditions = shownConditions(r, metrics: m)
         for length in r.spec.queryLengths {
-            s += "## \(g(length)) s queries\n\n" + lengthTable(r, metrics: m, length: length, conditions: conditions).markdown
-            s += "\n![detection](detection-\(g(length))s.svg)\n\n![scores](scores-\(g(length))s.svg)\n\n"
+            s += "## \(QueryLength(length).spoken) queries\n\n" + lengthTable(r, metrics: m, length: length, conditions: conditions).markdown
+            s += "\n![detection](detection-\(QueryLength(length).tag).svg)\n\n![scores](scores-\(QueryLength(length).tag).svg)\n\n"
         }
         s += exactSection(r, metrics: m, conditions: conditions)
         s += repeatsSection(r, metrics: m)
         s += crossCheckSection(r, metrics: m)
-        s += "## What the top answers were (documented thresholds, \(g(r.spec.queryLengths.max() ?? 0)) s queries)\n\n"
-        s += "| algorithm | condition | " + Outcome.allCases.map(\.rawValue).joined(separator: " | ") + " | hit@5 |\n|---|---|" + Outcome.allCases.map { _ in "---|" }.joined() + "---|\n"
-        for algorithm in r.algorithms {
-            for c in conditions {
-                guard let cm = m.condition(algorithm.identifier, r.spec.queryLengths.max() ?? 0, c.id) else { continue }
-                s += "| \(algorithm.identifier) | \(c.id) | " + Outcome.allCases.map { percent(cm.outcomes[$0.rawValue]!) }.joined(separator: " | ")
-                s += " | \(percent(cm.hitAt5)) |\n"
-            }
-        }
+        s += "## What the top answers were (documented thresholds, \(QueryLength(r.spec.queryLengths.max() ?? 0).spoken) queries)\n\n"
+        s += outcomesTable(r, metrics: m, conditions: conditions).markdown
         s += "\nCalibrated thresholds (top score; per query length): "
         s += m.negatives.map { "\($0.algorithm) \(g($0.length)) s > \(String(format: "%.3f", $0.calibratedThreshold))" }.joined(separator: ", ") + ".\n\n"
         s += "Conditions: " + r.spec.conditions.map { "`\($0.id)` \($0.title)" }.joined(separator: "; ") + ".\n\n"
@@ -346,7 +374,7 @@ public enum BenchmarkReport {
     static func costsSection(_ c: BenchmarkCosts, _ r: BenchmarkResults) -> String {
         var s = String(format: "## Costs (measured in this run: %d threads, %.0f s wall, peak resident memory %.0f MB, decoding %.1f CPU s)\n\n",
                        c.threads, c.wallSeconds, Double(c.peakResidentBytes) / 1e6, c.decodeCPUSeconds)
-        let lengths = r.spec.queryLengths.map { String(format: "%gs", $0) }
+        let lengths = r.spec.queryLengths.map { QueryLength($0).tag }
         s += "| algorithm | indexing (audio s per CPU s) | vs fpcalc, same files |  index build (s) | index (MiB/h) | fingerprints (MiB/h) | "
         s += lengths.map { "search \($0) median / p95 (ms)" }.joined(separator: " | ") + " | query fingerprint 10 s median (ms) |\n"
         s += "|---|---|---|---|---|---|" + lengths.map { _ in "---|" }.joined() + "---|\n"
@@ -355,7 +383,7 @@ public enum BenchmarkReport {
             s += (a.speedRatioToPeer.map { String(format: "%.2f×", $0) } ?? "—") + " | "
             s += String(format: "%.2f | %.2f | %.2f | ", a.indexBuildSeconds, a.mebibytesPerHour(a.indexBytes), a.mebibytesPerHour(a.fingerprintBytes))
             s += lengths.map { l in a.searchMilliseconds[l].flatMap { $0.p95 > 0 ? String(format: "%.2f / %.2f", $0.median, $0.p95) : nil } ?? "—" }.joined(separator: " | ")
-            s += " | " + (a.queryFingerprintMilliseconds["10s"].flatMap { $0.p95 > 0 ? String(format: "%.1f", $0.median) : "from cache" } ?? "—") + " |\n"
+            s += " | " + (a.queryFingerprintMilliseconds[QueryLength(10).tag].flatMap { $0.p95 > 0 ? String(format: "%.1f", $0.median) : "from cache" } ?? "—") + " |\n"
         }
         s += "\n"
         s += "\nIndexing speed counts fingerprinting only (decoding, shared by every algorithm, is the run's decoding figure above). "

@@ -15,7 +15,7 @@ enum OperatingReport {
         var files = [("operating.csv", csv(o))]
         for (length, condition) in cells(o) {
             let cell = o.points.filter { $0.length == length && $0.condition == condition }
-            let title = "\(condition), \(String(format: "%g", length)) s queries"
+            let title = "\(condition), \(QueryLength(length).spoken) queries"
             files.append((figureName("size", length, condition), chart(cell, names: names(o), title: "Correct top-1 against index size: \(title)",
                                                                       xLabel: "stored per hour of catalog (MiB, log scale)", x: { $0.mebibytesPerHour }, front: \.onSizeFront)))
             files.append((figureName("cpu", length, condition), chart(cell, names: names(o), title: "Correct top-1 against query CPU: \(title)",
@@ -25,7 +25,7 @@ enum OperatingReport {
     }
 
     static func figureName(_ axis: String, _ length: Double, _ condition: String) -> String {
-        String(format: "operating-%@-%gs-%@.svg", axis, length, condition)
+        "operating-\(axis)-\(QueryLength(length).tag)-\(condition).svg"
     }
 
     static func cells(_ o: OperatingPoints) -> [(Double, String)] { SweepReport.cells(o.points, length: \.length, condition: \.condition) }
@@ -55,7 +55,7 @@ enum OperatingReport {
         s += "or more at equal or lower cost. Data: operating.csv.\n\n"
         s += "### The most accurate point within an index budget\n\n" + budgetTable(o).markdown
         for (length, condition) in cells {
-            s += "\n### \(condition), \(String(format: "%g", length)) s queries\n\n" + pointsTable(o, length: length, condition: condition).markdown
+            s += "\n### \(condition), \(QueryLength(length).spoken) queries\n\n" + pointsTable(o, length: length, condition: condition).markdown
             s += "\n![size](\(figureName("size", length, condition)))\n\n![cpu](\(figureName("cpu", length, condition)))\n"
         }
         return s
@@ -64,7 +64,7 @@ enum OperatingReport {
     /// The most accurate point within each budget (rows) for each condition and length (columns).
     static func budgetTable(_ o: OperatingPoints, cites: (String) -> [Citation] = { _ in [] }) -> Table {
         let cells = cells(o)
-        let columns = [Table.Column("stored per hour")] + cells.map { Table.Column("\($0.1), \(String(format: "%g", $0.0)) s") }
+        let columns = [Table.Column("stored per hour")] + cells.map { Table.Column("\($0.1), \(QueryLength($0.0).spoken)") }
         return Table(columns: columns, rows: budgets.map { budget in
             [Table.Cell(markdown: "≤ \(String(format: "%g", budget)) MiB", latex: "$\\le$ \(String(format: "%g", budget))\\,MiB")] + cells.map { cell in
                 guard let p = o.best(within: budget, length: cell.0, condition: cell.1) else { return .text("none") }
@@ -94,8 +94,8 @@ enum OperatingReport {
                                                      + "stores at most the budget per hour of catalog, for each condition and query length.", label: "tab:operating-budgets"),
                    citing: budget.rows.flatMap { $0.flatMap(\.cites) })
         for (length, condition) in cells(o) {
-            let name = String(format: "operating-%gs-", length) + condition, table = pointsTable(o, length: length, condition: condition, cites: cites)
-            let cell = LaTeX.escaped("\(condition), \(String(format: "%g", length)) s queries")
+            let name = "operating-\(QueryLength(length).tag)-" + condition, table = pointsTable(o, length: length, condition: condition, cites: cites)
+            let cell = LaTeX.escaped("\(condition), \(QueryLength(length).spoken) queries")
             let caption = cell + ": each operating point's correct top-1 (\\%) at its own calibrated "
                 + "threshold, 95\\,\\% Wilson interval below (bold: the best and every rate whose interval reaches it); stored MiB per hour of catalog; indexing CPU s "
                 + "per hour; query CPU ms (an algorithm's in-process medians, a system's whole processes); on the Pareto front of size or CPU."

@@ -17,7 +17,7 @@ public enum ScaleReport {
              "\(p.correct)", String(format: "%.4f", p.threshold), "\(p.heldOutNegatives)", "\(p.heldOutFalsePositives)", "\(p.falsePositivesAtRealThreshold)"]
         }
         let degraded = points.contains { $0.condition != BenchmarkCondition.cleanID }
-        let md = "# Synthetic scale test (\(String(format: "%g", length)) s \(degraded ? "clean and degraded" : "clean") queries; catalog grown with SYNTHETIC tracks"
+        let md = "# Synthetic scale test (\(QueryLength(length).spoken) \(degraded ? "clean and degraded" : "clean") queries; catalog grown with SYNTHETIC tracks"
             + (slices > 1 ? "; built and searched as \(slices) slices: memory of the largest, search time summed" : "") + ")\n\n"
             + "`\(command)` — \(version).\n\n"
             + (degraded ? "A degraded condition's row counts its positives at the threshold the clean negatives calibrate at that size; "

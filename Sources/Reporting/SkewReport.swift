@@ -1,5 +1,6 @@
 import BenchmarkEvaluation
 import Evaluation
+import Fingerprinting
 import Foundation
 import Sweeps
 
@@ -17,7 +18,7 @@ public enum SkewReport {
 
     static func cells(_ points: [SkewSweep.Point]) -> [(Double, String)] { SweepReport.cells(points, length: \.length, condition: \.condition) }
 
-    static func figureName(_ length: Double, _ condition: String) -> String { String(format: "skew-%gs-%@.svg", length, condition) }
+    static func figureName(_ length: Double, _ condition: String) -> String { "skew-\(QueryLength(length).tag)-\(condition).svg" }
 
     static func csv(_ points: [SkewSweep.Point]) -> String {
         CSV.file(["target", "hop_s", "length_s", "condition", "skew_share_of_hop", "skew_s", "correct", "total", "rate", "interval_low", "interval_high"],
@@ -36,7 +37,7 @@ public enum SkewReport {
         for (length, condition) in cells(points) {
             let cell = points.filter { $0.length == length && $0.condition == condition }
             let shares = SweepReport.orderedUnique(cell.map(\.share))
-            s += "\n## \(condition), \(String(format: "%g", length)) s queries\n\n| algorithm or system | hop (ms) | "
+            s += "\n## \(condition), \(QueryLength(length).spoken) queries\n\n| algorithm or system | hop (ms) | "
             s += shares.map { String(format: "%g hop", $0) }.joined(separator: " | ") + " | loss |\n|---|---|" + shares.map { _ in "---|" }.joined() + "---|\n"
             for target in SweepReport.orderedUnique(cell.map(\.target)) {
                 let mine = cell.filter { $0.target == target }, rates = mine.map(\.correct.value)
@@ -52,7 +53,7 @@ public enum SkewReport {
 
     static func figure(_ points: [SkewSweep.Point], length: Double, condition: String) -> String {
         let cell = points.filter { $0.length == length && $0.condition == condition }
-        return Figures.lineChart(title: "Correct top-1 against sub-frame skew: \(condition), \(String(format: "%g", length)) s queries",
+        return Figures.lineChart(title: "Correct top-1 against sub-frame skew: \(condition), \(QueryLength(length).spoken) queries",
                                  xLabel: "query start moved by this share of the algorithm's hop", yLabel: "correct top-1 (%)",
                                  series: SweepReport.orderedUnique(cell.map(\.target)).map { target in
                                      (target, cell.filter { $0.target == target }.map { ($0.share, 100 * $0.correct.value) })

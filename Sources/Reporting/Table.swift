@@ -16,6 +16,8 @@ struct Table {
         var rate: Rate?
         /// The works a name cites (an algorithm's, from its profile): `\cite`d after it in LaTeX.
         var cites: [Citation] = []
+        /// The report page's query filter behind the cell (column → value): the cell opens those answers.
+        var filter: [String: String]? = nil
 
         var citedLaTeX: String { cites.isEmpty ? latex : "\(latex)~\\cite{\(cites.map(\.key).joined(separator: ","))}" }
 

@@ -63,7 +63,7 @@ public struct BenchmarkSweep: SweepEngine {
     /// A benchmark sweep's record: its rate is correct top-1 at the calibrated threshold, at the run's one length.
     private func record(_ results: BenchmarkResults, axis: String, points: [SweepPoint], breaking: [BreakingPoint], condition: String?) -> SweepRecord {
         let length = base.spec.queryLengths.first ?? 0
-        let rate = String(format: "correct top-1 (%g s queries, ", length) + (condition.map { "\($0), " } ?? "")
+        let rate = "correct top-1 (\(QueryLength(length).spoken) queries, " + (condition.map { "\($0), " } ?? "")
             + String(format: "%.0f %% false positives)", 100 * results.spec.falsePositiveTarget)
         return SweepRecord(tool: base.toolVersion, decoder: DecoderLibrary.policy, seed: results.seed, dataset: results.catalog.dataset, axis: axis,
                            points: points, breakingPoints: breaking, failures: results.failures.count, references: nil, rate: rate,
@@ -71,7 +71,7 @@ public struct BenchmarkSweep: SweepEngine {
     }
 
     private func point(_ metrics: BenchmarkMetrics, algorithm: String, as name: String, level: Double, condition: String) -> SweepPoint? {
-        guard let length = base.spec.queryLengths.first, let m = metrics.condition(algorithm, length, condition) else { return nil }
+        guard let length = base.spec.queryLengths.first, let m = metrics.condition(BenchmarkCell(algorithm: algorithm, length: length, condition: condition)) else { return nil }
         return SweepPoint(algorithm: name, level: level, identified: m.correctCalibrated.successes, count: m.correctCalibrated.total,
                           meanDiagonal: nil, meanMargin: nil)
     }

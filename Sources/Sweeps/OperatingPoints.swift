@@ -1,4 +1,5 @@
 import BenchmarkEvaluation
+import Fingerprinting
 import Evaluation
 import Foundation
 
@@ -51,7 +52,7 @@ public struct OperatingPoints: Sendable, Equatable {
     /// The operating points of a benchmark's results, nil when no algorithm or system has two or more.
     public init?(_ results: BenchmarkResults, metrics: BenchmarkMetrics, costs: BenchmarkCosts) {
         self.init(identifiers: results.algorithms.map(\.identifier), lengths: results.spec.queryLengths, conditions: results.spec.conditions.map(\.id),
-                  correct: { metrics.condition($0, $1, $2)?.correctCalibrated }, cost: { Self.cost(of: $0, length: $1, in: costs) })
+                  correct: { metrics.condition(BenchmarkCell(algorithm: $0, length: $1, condition: $2))?.correctCalibrated }, cost: { Self.cost(of: $0, length: $1, in: costs) })
     }
 
     /// The points among `identifiers` (those of a name and parameter with two values or more), each with its
@@ -86,7 +87,7 @@ public struct OperatingPoints: Sendable, Equatable {
     /// An algorithm's or a system's costs in a benchmark's costs.json.
     static func cost(of identifier: String, length: Double, in costs: BenchmarkCosts) -> Cost? {
         if let a = costs.algorithms.first(where: { $0.identifier == identifier }) {
-            let key = String(format: "%gs", length)
+            let key = QueryLength(length).tag
             var query: Double?
             if let f = a.queryFingerprintMilliseconds[key], let s = a.searchMilliseconds[key], f.p95 > 0 { query = f.median + s.median }
             return Cost(outsideSystem: false, mebibytesPerHour: a.mebibytesPerHour(a.indexBytes + a.fingerprintBytes),

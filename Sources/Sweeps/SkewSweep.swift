@@ -81,7 +81,7 @@ public struct SkewSweep {
         let metrics = BenchmarkMetrics(results)
         return configuration.spec.queryLengths.flatMap { length in
             planned.compactMap { plan in
-                metrics.condition(target.identifier, length, plan.condition.id).map {
+                metrics.condition(BenchmarkCell(algorithm: target.identifier, length: length, condition: plan.condition.id)).map {
                     Point(target: target.identifier, hop: hop, length: length, condition: plan.base, share: plan.share, correct: $0.correctCalibrated)
                 }
             }

@@ -29,7 +29,7 @@ struct Compare: ParsableCommand {
         let queryLength = try reportingFailure(query) { try queryWindow?.duration ?? AudioReader.duration(query) }
         if queryLength > longestQuery {
             queryWindow = TimeWindow(start: queryWindow?.start ?? 0, duration: longestQuery)
-            Console.warning(String(format: "fpbench compare: the query is compared on its first %g s of %.1f s", longestQuery, queryLength))
+            Console.warning(String(format: "fpbench compare: the query is compared on its first %@ of %.1f s", QueryLength(longestQuery).spoken, queryLength))
         }
         let referenceWindow = try timeWindow(start: referenceStart, duration: referenceDuration)
         let q = try reportingFailure(query) { try algorithm.fingerprint(file: query, window: queryWindow) }

@@ -64,8 +64,8 @@ struct Identify: ParsableCommand {
             case .given(let t): return (t, "--threshold")
             case .calibrated(let c):
                 guard let l = c.length(for: duration) else { return nil }
-                return (l.threshold, String(format: "calibrated for %g s queries on %d negatives; held out: %d of %d matched",
-                                            l.length, l.calibrationScores.count, l.heldOutFalsePositives, l.heldOutScores.count))
+                return (l.threshold, String(format: "calibrated for %@ queries on %d negatives; held out: %d of %d matched",
+                                            QueryLength(l.length).spoken, l.calibrationScores.count, l.heldOutFalsePositives, l.heldOutScores.count))
             }
         }
     }
@@ -144,7 +144,7 @@ struct Identify: ParsableCommand {
         if format == .csv { return reportCSV(answer, for: path, rule: rule) }
         print("\(path):")
         if let duration = try? AudioReader.duration(path), duration > longestQuery {
-            print(String(format: "  (searched on its first %g s of %.1f s)", longestQuery, duration))
+            print(String(format: "  (searched on its first %@ of %.1f s)", QueryLength(longestQuery).spoken, duration))
         }
         do {
             let (queryPrint, found) = try answer.get()

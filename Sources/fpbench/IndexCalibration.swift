@@ -39,8 +39,8 @@ extension IndexCommand {
                 }
             }
             for l in calibration.lengths where l.calibrationScores.count + l.heldOutScores.count < negativesPerLength {
-                Console.warning(String(format: "%g s: the negative recordings hold %d windows that do not overlap, not the %d asked: give more or longer recordings",
-                                  l.length, l.calibrationScores.count + l.heldOutScores.count, negativesPerLength))
+                Console.warning(String(format: "%@: the negative recordings hold %d windows that do not overlap, not the %d asked: give more or longer recordings",
+                                  QueryLength(l.length).spoken, l.calibrationScores.count + l.heldOutScores.count, negativesPerLength))
             }
             return calibration
         }

@@ -27,7 +27,7 @@ struct IndexCommand: ParsableCommand {
         var line = String(format: "fpbench index: %d tracks, %.2f h, %.1f MiB (%.2f MiB per hour of audio) in %.1f s", catalog.names.count, hours,
                           Double(bytes) / 1_048_576, Double(bytes) / 1_048_576 / max(hours, 1e-9), seconds)
         if let c = catalog.calibration {
-            line += "; calibrated: " + c.lengths.map { String(format: "%g s > %.3f (held out %d/%d)", $0.length, $0.threshold, $0.heldOutFalsePositives, $0.heldOutScores.count) }.joined(separator: ", ")
+            line += "; calibrated: " + c.lengths.map { String(format: "%@ > %.3f (held out %d/%d)", QueryLength($0.length).spoken, $0.threshold, $0.heldOutFalsePositives, $0.heldOutScores.count) }.joined(separator: ", ")
         }
         Console.note(line)
         for warning in catalog.calibration?.warnings ?? [] { Console.warning("the calibration: \(warning)") }

@@ -26,8 +26,8 @@ extension IndexCommand {
                              100 * c.falsePositiveTarget, sure, c.seed, c.negativeFiles.count, held))
                 for l in c.lengths {
                     let rate = Rate(l.heldOutFalsePositives, of: l.heldOutScores.count)
-                    print(String(format: "  %g s queries: score > %.3f (calibrated on %d negatives); held out: %d of %d false positives, %.1f %% [95 %% interval %.1f-%.1f over windows%@]",
-                                 l.length, l.threshold, l.calibrationScores.count, rate.successes, rate.total, 100 * rate.value, 100 * rate.low, 100 * rate.high,
+                    print(String(format: "  %@ queries: score > %.3f (calibrated on %d negatives); held out: %d of %d false positives, %.1f %% [95 %% interval %.1f-%.1f over windows%@]",
+                                 QueryLength(l.length).spoken, l.threshold, l.calibrationScores.count, rate.successes, rate.total, 100 * rate.value, 100 * rate.low, 100 * rate.high,
                                  l.heldOutUpper.map { String(format: ", up to %.1f over recordings", 100 * $0) } ?? ""))
                 }
                 for warning in c.warnings { print("  warning: \(warning)") }

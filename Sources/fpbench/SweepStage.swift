@@ -23,7 +23,7 @@ extension SweepCommand {
             Examples:
               fpbench sweep stage --unit speed --parameter factor --from 0.9 --to 1.1 --step 0.02
               fpbench sweep stage --unit codec --parameter kbps --from 32 --to 320 --step 32 --benchmark --length 10
-              fpbench sweep stage --unit room --parameter rt60 --from 0.1 --to 2.5 --step 0.3 --benchmark --length 10
+              fpbench sweep stage --unit room --parameter rt60 --from 0.2 --to 2.6 --step 0.2 --benchmark --length 10
             """)
 
         @OptionGroup var common: Common

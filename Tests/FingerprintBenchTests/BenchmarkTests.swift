@@ -149,7 +149,7 @@ func smallBenchmark(threads: Int, cache: URL?, shard: Shard? = nil, seed: UInt64
         // Clean 5 s queries are found at their offset by both algorithms.
         let metrics = BenchmarkMetrics(results)
         for algorithm in ["constellation", "haitsma-kalker"] {
-            let clean = try #require(metrics.condition(algorithm, 5, "clean"))
+            let clean = try #require(metrics.condition(BenchmarkCell(algorithm: algorithm, length: 5, condition: "clean")))
             #expect(clean.outcomes[Outcome.correct.rawValue]!.successes == 6, "\(algorithm)")
             #expect(clean.hitAt5.successes == 6)
         }

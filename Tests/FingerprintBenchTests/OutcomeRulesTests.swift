@@ -1,6 +1,7 @@
 import BenchmarkEvaluation
 import DSP
 import Evaluation
+import Fingerprinting
 import Foundation
 import SuiteEvaluation
 import Testing
@@ -111,7 +112,24 @@ import Testing
         #expect(negative.heldOutByRecording.recordings == 500 && negative.heldOutByRecording.low == 1)
         #expect(negative.falsePositives == Rate(1000, of: 1000))
         // The positive scored 0.4982, just above the threshold: correct at the calibrated threshold.
-        #expect(metrics.condition(algorithm, 5, "clean")?.correctCalibrated == Rate(1, of: 1))
+        #expect(metrics.condition(BenchmarkCell(algorithm: algorithm, length: 5, condition: "clean"))?.correctCalibrated == Rate(1, of: 1))
+    }
+
+    /// Each cell's rates count the answers of its algorithm, length and condition, and are found by it; a
+    /// query length is spelled one way in ids ("0.5s"), prose ("10 s") and columns ("2").
+    @Test func aCellCountsItsOwnAnswers() throws {
+        let r = Self.run, metrics = BenchmarkMetrics(r), queries = Dictionary(uniqueKeysWithValues: r.queries.map { ($0.id, $0) })
+        #expect(!metrics.conditions.isEmpty)
+        for cm in metrics.conditions {
+            let own = r.answers.filter { a in
+                guard let q = queries[a.query] else { return false }
+                return a.failure == nil && !q.negative && BenchmarkCell(algorithm: a.algorithm, length: q.length, condition: a.condition) == cm.cell
+            }
+            #expect(cm.hitAt5.total == own.count && own.count > 0)
+            #expect(metrics.condition(cm.cell) == cm)
+        }
+        #expect([QueryLength(0.5).tag, QueryLength(10).spoken, QueryLength(2).number] == ["0.5s", "10 s", "2"])
+        #expect(r.queries.allSatisfy { $0.id.hasPrefix(QueryLength($0.length).tag + "-") })
     }
 
     /// Ten seconds of "music": notes of a quarter second at seeded random pitches, with a little noise.

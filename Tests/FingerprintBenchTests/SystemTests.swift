@@ -191,7 +191,7 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         #expect(results.failures.isEmpty)
         // The example identifies clean 10 s queries (a toy, but a real one), and the crashing copy answers as it
         // does everywhere but on the query it dies on, which counts as no match with the system's own words.
-        let correct = metrics.condition("envelope-example", 10, "clean")!.outcomes[Outcome.correct.rawValue]!
+        let correct = metrics.condition(BenchmarkCell(algorithm: "envelope-example", length: 10, condition: "clean"))!.outcomes[Outcome.correct.rawValue]!
         #expect(correct.total == 4 && correct.successes >= 3)
         let crashed = answers("crashes-on-one").filter { $0.note != nil }
         #expect(crashed.count == 1 && crashed[0].query == "10s-neg-001" && crashed[0].note!.contains("exit status 9: cannot decode"))

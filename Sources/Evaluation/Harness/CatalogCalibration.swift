@@ -45,7 +45,7 @@ public struct CatalogCalibration {
     private func calibrateReadable(_ catalog: Catalog, durations: [Double], progress: ProgressReporter) throws -> Calibration {
         let algorithm = catalog.algorithm
         for length in lengths where !durations.contains(where: { $0 >= length }) {
-            throw DatasetError(path: negatives.joined(separator: ", "), reason: String(format: "no negative recording is %g s long", length))
+            throw DatasetError(path: negatives.joined(separator: ", "), reason: "no negative recording is \(QueryLength(length).spoken) long")
         }
         let split = NegativeSplit(durations: durations, seed: seed)
         let all = lengths.flatMap { length in split.windows(length: length, count: perLength).windows.map { (length, $0) } }
@@ -71,7 +71,7 @@ public struct CatalogCalibration {
                                                 heldOutScores: heldOut.map { values[$0] }, target: falsePositiveTarget, confidence: confidence)
             let byRecording = Dictionary(grouping: heldOut) { all[$0].1.recording }.sorted { $0.key < $1.key }.map { $0.value.map { values[$0] } }
             calibrated.heldOutUpper = ClusteredRate(scoresByRecording: byRecording, above: calibrated.threshold,
-                                                    seed: derivedSeed(seed, "held-out", String(format: "%g", length))).high
+                                                    seed: derivedSeed(seed, "held-out", QueryLength(length).number)).high
             calibrated.windowsPerFile = negatives.indices.map { r in mine.filter { all[$0].1.recording == r }.count }
             results.append(calibrated)
         }

@@ -82,7 +82,7 @@ public struct Calibration: Codable, Sendable, Equatable {
     /// duration and how many windows it gave.
     public static func recordingWarnings(length: Double, windows: [(file: String, seconds: Double, count: Int)]) -> [String] {
         var said: [String] = []
-        let name = String(format: "%g s", length), used = windows.filter { $0.count > 0 }
+        let name = QueryLength(length).spoken, used = windows.filter { $0.count > 0 }
         let barely = used.filter { $0.seconds < barelyLonger * length }.sorted { $0.file < $1.file }
         if !barely.isEmpty {
             said.append("\(name): \(barely.count) negative recordings are barely longer than the query (under \(barelyLonger)×), so their window is nearly all of them: "
@@ -108,11 +108,11 @@ public struct Calibration: Codable, Sendable, Equatable {
             said += Self.recordingWarnings(length: l.length, windows: negativeFiles.indices.map { (negativeFiles[$0], seconds[$0], counts[$0]) })
         }
         for (shorter, longer) in zip(lengths, lengths.dropFirst()) where Self.rises(from: shorter.threshold, to: longer.threshold) {
-            said.append(String(format: "the threshold rises from %.3f at %g s to %.3f at %g s (a longer query should need no more): too few or too alike negatives?",
-                               shorter.threshold, shorter.length, longer.threshold, longer.length))
+            said.append(String(format: "the threshold rises from %.3f at %@ to %.3f at %@ (a longer query should need no more): too few or too alike negatives?",
+                               shorter.threshold, QueryLength(shorter.length).spoken, longer.threshold, QueryLength(longer.length).spoken))
         }
         for l in lengths where l.heldOutScores.count > 0 && Double(l.heldOutFalsePositives) / Double(l.heldOutScores.count) > falsePositiveTarget {
-            said.append(String(format: "at %g s, %d of %d held-out negatives match (the target is %g %%)%@", l.length, l.heldOutFalsePositives,
+            said.append(String(format: "at %@, %d of %d held-out negatives match (the target is %g %%)%@", QueryLength(l.length).spoken, l.heldOutFalsePositives,
                                l.heldOutScores.count, 100 * falsePositiveTarget, l.heldOutUpper.map { String(format: "; by recording, up to %.1f %%", 100 * $0) } ?? ""))
         }
         return said
@@ -145,8 +145,8 @@ public struct Calibration: Codable, Sendable, Equatable {
     /// The warning for a length calibrated on too few scores to hold the target at its confidence, or nil.
     public static func tooFewToBeSure(_ n: Int, length: Double, target: Double, confidence: Double?) -> String? {
         guard let confidence, n > 0, n < fewestToBeSure(target: target, confidence: confidence) else { return nil }
-        return String(format: "%g s: %d calibration negatives are too few to hold %g %% false positives with %g %% confidence (%d needed); the threshold is their highest score",
-                      length, n, 100 * target, 100 * confidence, fewestToBeSure(target: target, confidence: confidence))
+        return String(format: "%@: %d calibration negatives are too few to hold %g %% false positives with %g %% confidence (%d needed); the threshold is their highest score",
+                      QueryLength(length).spoken, n, 100 * target, 100 * confidence, fewestToBeSure(target: target, confidence: confidence))
     }
 
     /// The lowest threshold t that at most `allowedAbove` scores exceed: the (allowed + 1)-th highest score

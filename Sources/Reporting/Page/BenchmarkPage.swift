@@ -3,26 +3,14 @@ import BenchmarkEvaluation
 import Evaluation
 import Foundation
 
-/// A benchmark folder's report.html: the summary with its figures, each rate cell opening the answers
-/// behind it, and every answer (outcome at the calibrated threshold, truth, answer, score, the
-/// condition and its seed, and players for the audio the run kept).
+/// A benchmark folder's report.html: the summary with its figures, each cell of the tables
+/// `BenchmarkReport.linkedTables` names opening the answers behind it, and every answer (outcome at the
+/// calibrated threshold, truth, answer, score, the condition and its seed, and players for the audio the
+/// run kept).
 enum BenchmarkPage {
-    static func write(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, summary: String, to folder: URL) throws {
+    static func write(_ r: BenchmarkResults, metrics m: BenchmarkMetrics, summary: String, linking tables: [Table], to folder: URL) throws {
         var page = HTMLPage(title: "Identification benchmark: \(r.catalog.dataset)")
-        let lengths = Set(r.spec.queryLengths.map(BenchmarkReport.g)), conditions = Set(r.spec.conditions.map(\.id))
-        let algorithms = Set(r.algorithms.map(\.identifier))
-        let markdown = MarkdownHTML(folder: folder, link: { cell in
-            guard cell.column > 0, cell.header.first == "algorithm", algorithms.contains(cell.row[0]) else { return nil }
-            // "## 10 s queries": algorithm × condition; "What the top answers were": algorithm, condition, outcomes.
-            if let length = cell.heading.components(separatedBy: " s queries").first, lengths.contains(length), conditions.contains(cell.header[cell.column]) {
-                return ["algorithm": cell.row[0], "length": length, "condition": cell.header[cell.column]]
-            }
-            if cell.header.count > 1, cell.header[1] == "condition", conditions.contains(cell.row[1]), cell.column > 1,
-               let longest = r.spec.queryLengths.max() {
-                return ["algorithm": cell.row[0], "length": BenchmarkReport.g(longest), "condition": cell.row[1]]
-            }
-            return nil
-        })
+        let markdown = MarkdownHTML(folder: folder, linking: tables)
         page.add(markdown.render(summary))
         page.queries = queries(r, metrics: m, folder: folder)
         try page.write(to: folder)
@@ -49,18 +37,18 @@ enum BenchmarkPage {
             let top = answer.top.first
             let truthStart = answer.expectedOffset ?? q.start
             let condition = q.negative ? "clean" : answer.condition
-            let seed = derivedSeed(r.seed, "benchmark", q.id, answer.condition)
+            let seed = answer.question.chainSeed(r.seed)
             let truth = q.negative ? "\(q.file) (not in the catalog)" : String(format: "%@ @ %.2f s", q.file, truthStart)
             // The answer's file and offset apart: the page stores each column's distinct values once.
             let answered = top.map { r.catalog.tracks[$0.track] + ($0.score > threshold ? "" : " (below the threshold)") } ?? "no candidate"
             let answeredAt = top.map { String(format: "%.2f", $0.offset) } ?? ""
             let score = top.map { String(format: "%.3f", $0.score) } ?? ""
             let title = conditions[answer.condition] ?? answer.condition
-            let queryAudio = kept(BenchmarkAudio.query(q.id, condition: answer.condition))
+            let queryAudio = kept(answer.question.keptAudio)
             var shouldMatch = ""
             if !q.negative, let t = trackIndex[q.file] { shouldMatch = kept(BenchmarkAudio.reference(track: t, start: truthStart, length: q.length)) }
             let didMatch = top.map { kept(BenchmarkAudio.reference(track: $0.track, start: $0.offset, length: q.length)) } ?? ""
-            let row: [String] = [answer.algorithm, BenchmarkReport.g(q.length), condition, outcome, q.id, truth, answered, answeredAt, score,
+            let row: [String] = [answer.algorithm, QueryLength(q.length).number, condition, outcome, q.id, truth, answered, answeredAt, score,
                                  String(format: "%.3f", threshold), title, String(format: "%016llx", seed), queryAudio, shouldMatch, didMatch]
             if BenchmarkMetrics.isFailure(outcome) { failing.append(row) } else { passing.append(row) }
         }

@@ -2,43 +2,41 @@ import Foundation
 
 /// The Markdown our summaries use (headings, tables, paragraphs, lists, **bold**, `code`, links and
 /// ![figures](file.svg)) as HTML. A figure whose SVG file is beside the summary is inlined, so the
-/// page needs no other file; a table cell for which `link` returns a query filter opens the page's
-/// query list filtered to the queries behind it.
+/// page needs no other file; a cell of a table written from one of `linking` opens the page's query
+/// list filtered to the queries behind it (its `Table.Cell.filter`).
 struct MarkdownHTML {
-    /// Where a table cell sits: the section's heading, the table's header cells and the row's cells.
-    struct Cell {
-        var heading: String
-        var header: [String]
-        var row: [String]
-        var column: Int
-    }
-
     var folder: URL
-    /// The query filter behind a cell (column name → value), or nil.
-    var link: (Cell) -> [String: String]? = { _ in nil }
+    /// The tables the Markdown was written from whose cells link, by their Markdown.
+    var linking: [String: Table] = [:]
     /// Links to files that the page shows itself (a matrix's .md or .svg) → an anchor on the page.
     var anchor: (String) -> String? = { _ in nil }
 
+    init(folder: URL, linking: [Table] = [], anchor: @escaping (String) -> String? = { _ in nil }) {
+        self.folder = folder
+        self.linking = Dictionary(linking.map { ($0.markdown, $0) }) { first, _ in first }
+        self.anchor = anchor
+    }
+
     func render(_ markdown: String) -> String {
-        var html = "", heading = "", paragraph: [String] = [], list: [String] = [], table: [[String]] = []
+        var html = "", paragraph: [String] = [], list: [String] = [], table: [String] = []
         func flush() {
             if !paragraph.isEmpty { html += "<p>" + paragraph.map(inline).joined(separator: " ") + "</p>\n"; paragraph = [] }
             if !list.isEmpty { html += "<ul>\n" + list.map { "<li>" + inline($0) + "</li>\n" }.joined() + "</ul>\n"; list = [] }
-            if !table.isEmpty { html += renderTable(table, heading: heading); table = [] }
+            if !table.isEmpty { html += renderTable(table); table = [] }
         }
         for line in markdown.components(separatedBy: "\n") {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.hasPrefix("|") {
                 if !paragraph.isEmpty || !list.isEmpty { let kept = table; table = []; flush(); table = kept }
-                table.append(Self.cells(trimmed))
+                table.append(trimmed)
                 continue
             }
-            if !table.isEmpty { let t = table; table = []; html += renderTable(t, heading: heading) }
+            if !table.isEmpty { let t = table; table = []; html += renderTable(t) }
             if trimmed.isEmpty { flush(); continue }
             if let level = trimmed.firstIndex(where: { $0 != "#" }).map({ trimmed.distance(from: trimmed.startIndex, to: $0) }),
                level > 0, level <= 4, trimmed.dropFirst(level).hasPrefix(" ") {
                 flush()
-                heading = String(trimmed.dropFirst(level + 1))
+                let heading = String(trimmed.dropFirst(level + 1))
                 html += "<h\(level + 1) id=\"\(Self.slug(heading))\">\(inline(heading))</h\(level + 1)>\n"
             } else if trimmed.hasPrefix("- ") {
                 if !paragraph.isEmpty { let kept = list; list = []; flush(); list = kept }
@@ -65,15 +63,17 @@ struct MarkdownHTML {
         return "<figure data-file=\"\(HTMLPage.escape(file))\">\(HTMLPage.inlineSVG(svg))</figure>\n"
     }
 
-    private func renderTable(_ rows: [[String]], heading: String) -> String {
+    /// A table's lines (`| a | b |`), its cells linked when it was written from one of `linking`.
+    private func renderTable(_ lines: [String]) -> String {
+        let rows = lines.map(Self.cells), model = linking[lines.map { $0 + "\n" }.joined()]
         guard let header = rows.first else { return "" }
         let body = rows.dropFirst().filter { !$0.allSatisfy { $0.allSatisfy { "-:".contains($0) } } }
         var html = "<table class=\"sortable\">\n<thead><tr>" + header.map { "<th>\(inline($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
-        for row in body {
+        for (r, row) in body.enumerated() {
             html += "<tr>"
             for (c, text) in row.enumerated() {
                 let content = inline(text)
-                if let filter = link(Cell(heading: heading, header: header, row: row, column: c)) {
+                if let filter = model?.rows[r][c].filter {
                     html += "<td><a class=\"to-queries\" href=\"\(HTMLPage.escape(QueryList.href(filter)))\">\(content)</a></td>"
                 } else { html += "<td>\(content)</td>" }
             }
