@@ -175,10 +175,13 @@ struct SeparableEncoder: Sendable {
                 }
             }
         }
-        var y = c.biases.flatMap { repeatElement($0, count: columns) }
+        var y = [Float](unsafeUninitializedCapacity: c.outputs * columns) { y, count in
+            for (o, bias) in c.biases.enumerated() { (y.baseAddress! + o * columns).initialize(repeating: bias, count: columns) }
+            count = c.outputs * columns
+        }
         multiply(c.weights, col, into: &y, m: c.outputs, n: columns, k: channels * 3)
         y.withUnsafeMutableBufferPointer { y in
-            for i in y.indices where y[i] < 0 { y[i] = 0 }
+            for i in y.indices { y[i] = y[i] < 0 ? 0 : y[i] }  // ReLU as a select, so it vectorises (-0 stays -0, as before)
         }
         return (y, out)
     }
