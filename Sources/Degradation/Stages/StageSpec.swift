@@ -92,7 +92,9 @@ public struct StageField: Sendable, Equatable {
     }
 }
 
-/// Every stage unit a suite file may name, in the order errors list them. Adding a unit means adding one line here.
+/// Every stage unit a suite file may name, in the order errors list them. Adding a unit: its own file and one
+/// line here; help and completion follow, and the tests name what else must be written (the suite schema's
+/// generated part, `SchemaTests`; docs/commands.md's paragraph of units, `DegradationUnitTests`).
 public enum StageUnits {
     public static let all: [any StageUnit.Type] = [
         GainStage.self, ClippingStage.self, CompressorStage.self, LowPassStage.self, HighPassStage.self,
