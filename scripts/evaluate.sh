@@ -3,8 +3,9 @@
 # packages, builds fpbench in release mode, runs the full thesis suite (10 seeded queries per source and
 # test, as Reports/reference) with every built-in algorithm and
 # Chromaprint's fpcalc (an external command, Debian's libchromaprint-tools), then the identification
-# benchmark on the catalog (about 13 h of music) with its scaling curve, the indexed algorithms and
-# panako@dense (the thesis algorithms search by brute force, too slow for 13 h).
+# benchmark on the catalog (about 13 h of music) with its scaling curve, the indexed algorithms,
+# panako@dense and the learned fingerprint nafp-small (the thesis algorithms search by brute force, too slow
+# for 13 h): the algorithms of Reports/benchmark, whose answers.csv and metrics.csv it reproduces byte for byte.
 # Reports land in Reports/latest/ (report.html, summary.md, matrices/, results.json) and Reports/latest/benchmark/,
 # each with the audio of its failing answers (--keep-audio failures, at most 200 MB each) for report.html's players.
 # Extra arguments go to `fpbench run` (for example --seed 7).
@@ -16,4 +17,4 @@ scripts/fetch-dataset.sh catalog
 swift build -c release --product fpbench
 .build/release/fpbench run --dataset default --external Algorithms/chromaprint-fpcalc.json --queries-per-source 10 --keep-audio failures --out Reports/latest "$@"
 .build/release/fpbench benchmark --dataset catalog --scaling --keep-audio failures --out Reports/latest/benchmark \
-    --algorithms constellation haitsma-kalker waveprint panako panako@dense quads
+    --algorithms constellation haitsma-kalker waveprint panako panako@dense quads nafp-small
