@@ -107,6 +107,68 @@ import Testing
         #expect((matcher.align(steep[...])?.aligned ?? 0) <= 3)
     }
 
+    /// Panako 2.1's own line (`PanakoStrategy.query`): through the commonest time difference of the first
+    /// and of the last fifth of the hits. It finds a flat line among scattered hits as ours does; when a
+    /// tempo change leaves no difference repeated, a tie goes to the smallest, so one stray hit early on
+    /// draws the line through itself (ours still finds the line); and its factor, 1 / (1 - slope), must
+    /// lie strictly within the range, so a slope of 0.2 (factor 1.25 by its formula) is refused.
+    @Test func panakosTwoPointLineAsItsReleaseDrawsIt() {
+        let ours = TimeLineMatcher(minimumHits: 10, tolerance: 2, timeFactors: 0.8...1.2)
+        var release = ours
+        release.fit = .twoPoint
+        func sorted(_ hits: [TimeHit]) -> [TimeHit] { hits.sorted { ($0.queryTime, $0.referenceTime) < ($1.queryTime, $1.referenceTime) } }
+        func hits(_ count: Int, id: Int = 0, query: (Int) -> Int, reference: (Int) -> Int) -> [TimeHit] {
+            (0..<count).map { TimeHit(id: Int32(id + $0), queryTime: Int32(query($0)), referenceTime: Int32(reference($0))) }
+        }
+        let flat = sorted(hits(100, query: { $0 * 3 }, reference: { $0 * 3 + 100 }) + hits(20, id: 100, query: { $0 * 15 }, reference: { $0 * 16 + 500 }))
+        let found = release.align(flat[...])
+        #expect(found?.line == TimeLine(slope: 0, intercept: 100) && found?.aligned == 100, "\(String(describing: found))")
+        // Slope 0.1: every difference once. A stray hit with a smaller difference among the first fifth wins the tie.
+        let tempo = hits(60, query: { $0 * 10 }, reference: { $0 * 11 + 40 })
+        let stray = sorted(tempo + [TimeHit(id: 99, queryTime: 25, referenceTime: 30)])
+        #expect(ours.align(stray[...])?.aligned == 60)
+        #expect((release.align(stray[...])?.aligned ?? 0) <= 2, "\(String(describing: release.align(stray[...])))")
+        #expect(release.align(tempo[...]).map { abs($0.line.slope - 0.1) < 1e-9 && $0.aligned == 60 } == true)
+        let steep = hits(60, query: { $0 * 100 }, reference: { $0 * 119 })
+        #expect(release.align(steep[...]) == nil && ours.align(steep[...])?.aligned == 60)
+    }
+
+    /// Panako 2.1's match filters: the hits on the line must span 5 s of the query and fall in a fifth of
+    /// the whole seconds they span in the reference (counted from the first, truncated; the span rounded up).
+    @Test func panakosMatchFiltersCountSecondsAsItsReleaseDoes() {
+        let filters = MatchFilters(seconds: 5, shareOfSeconds: 0.2, step: 1.0 / 128)
+        func line(_ frames: [Int]) -> [TimeHit] { frames.map { TimeHit(id: Int32($0), queryTime: Int32($0), referenceTime: Int32($0 + 64)) } }
+        #expect(!filters.pass(line(Array(stride(from: 0, through: 512, by: 16)))))     // 4 s of the query
+        #expect(filters.pass(line(Array(stride(from: 0, through: 768, by: 16)))))      // 6 s, hits in each
+        #expect(filters.pass(line([0, 16, 32, 700, 768])))                             // 3 of 6 seconds
+        #expect(!filters.pass(line([0, 16, 32, 1536])))                                // 2 of 12 seconds: 0.17
+    }
+
+    /// The release's matching on real music, through a variant: a clean 10 s excerpt is found at its place
+    /// with the hits counted as score; a 4 s one is refused by the 5 s filter, where ours finds it.
+    @Test func panakoWithTheReleasesMatchingRefusesAShortQuery() throws {
+        let ours = try AlgorithmRegistry.algorithm("panako")
+        let release = try AlgorithmRegistry.algorithm("panako@lineFit=twoPoint,lineScore=hits,minimumMatchSeconds=5,minimumShareOfSecondsWithHits=0.2")
+        let refused = #expect(throws: VariantError.self) { try AlgorithmRegistry.algorithm("panako@lineFit=straight") }
+        #expect(refused?.description.contains("lineFit=straight: one of histogram, twoPoint") == true, "\(String(describing: refused))")
+        for algorithm in [ours, release] {
+            let catalog = Catalog(algorithm: algorithm)
+            catalog.add(try algorithm.fingerprint(file: Self.music), name: "track11")
+            for seconds in [10.0, 4] {
+                let excerpt = try AudioReader.read(Self.music, sampleRate: algorithm.sampleRate, window: TimeWindow(start: 31.3, duration: seconds))
+                let top = try catalog.search(try algorithm.fingerprint(excerpt, role: .query)).first
+                if algorithm.identifier == ours.identifier || seconds == 10 {
+                    #expect(top.map { $0.reference == "track11" && abs($0.comparison.offset - 31.3) <= 0.1 } == true, "\(algorithm.identifier), \(seconds) s: \(String(describing: top))")
+                } else {
+                    #expect(top == nil, "\(algorithm.identifier), \(seconds) s: \(String(describing: top))")
+                }
+                if algorithm.identifier == release.identifier, let top {
+                    #expect(top.comparison.score == top.comparison.rawFigure / (top.comparison.rawFigure + 10))
+                }
+            }
+        }
+    }
+
     /// Real music played 5 % fast (pitch with it), 10 % slow with the pitch kept, and a semitone up:
     /// Panako and the quads find each excerpt at its place with the time factor, through their index and
     /// by brute force.

@@ -60,7 +60,16 @@ extension AlgorithmParameters {
             guard let value = Bool(text) else { throw refuse("true or false") }
             return value
         case is String: return text
+        case let choice as any ParameterChoice: return try Self.choose(text, like: choice, refuse)
         default: throw refuse("this parameter cannot be set from the command line")
         }
     }
+
+    private static func choose<Choice: ParameterChoice>(_ text: String, like: Choice, _ refuse: (String) -> VariantError) throws -> String {
+        guard Choice(rawValue: text) != nil else { throw refuse("one of " + Choice.allCases.map(\.rawValue).joined(separator: ", ")) }
+        return text
+    }
 }
+
+/// A parameter that takes one of a few named ways (an enum of strings), set by its name: `panako@lineFit=twoPoint`.
+public protocol ParameterChoice: RawRepresentable<String>, CaseIterable, Codable, Sendable, Equatable {}

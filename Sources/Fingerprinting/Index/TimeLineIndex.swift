@@ -67,11 +67,12 @@ public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: StoredIndex, Hash
         }
         runs.sort { $0.hits.count != $1.hits.count ? $0.hits.count > $1.hits.count : $0.reference < $1.reference }
         // A reference whose bound cannot outrank the `limit`-th best (fewer, or as many with a higher
-        // reference) is not aligned: the candidates are the same, the factor search is skipped.
+        // reference) is not aligned: the candidates are the same, the factor search is skipped. (The bound
+        // holds for our line's factors; Panako's two-point line may lie outside them, so it is not pruned.)
         var candidates: [Candidate] = [], bins: [Int32] = []
         for (reference, run) in runs {
             if candidates.count >= limit && run.count <= candidates[limit - 1].hits { break }
-            if candidates.count >= limit {
+            if candidates.count >= limit && matcher.fit == .histogram {
                 let last = candidates[limit - 1]
                 func couldRank(_ groups: Int) -> Bool {
                     let bound = matcher.alignmentBound(grouped[run], slopeGroups: groups, bins: &bins)

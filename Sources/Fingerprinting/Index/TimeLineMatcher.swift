@@ -15,35 +15,99 @@ struct TimeLine: Equatable {
     var timeFactor: Double { 1 + slope }
 }
 
+/// How the line through a reference's hits is found.
+public enum TimeLineFit: String, ParameterChoice {
+    /// The time factor and offset with the most hits (a histogram over both; ours).
+    case histogram
+    /// Panako 2.1's: the line through the commonest time difference of the first and of the last part of
+    /// the hits (`PanakoStrategy.query`).
+    case twoPoint
+}
+
+/// What a match is scored by.
+public enum TimeLineScore: String, ParameterChoice {
+    /// The share of the reference's hashes in the stretch the query spans that lie on the line (ours).
+    case share
+    /// The hits on the line, n, as n / (n + 10): Panako 2.1 ranks its matches by n.
+    case hits
+}
+
+/// Panako 2.1's match filters (`PanakoStrategy.query`): the hits on the line must span `seconds` of the
+/// query, and fall in at least `shareOfSeconds` of the whole seconds they span in the reference.
+struct MatchFilters: Sendable, Equatable {
+    var seconds: Double
+    var shareOfSeconds: Double
+    /// Seconds a frame.
+    var step: Double
+
+    /// Whether `hits` (on the line, in query-time order) pass, counted as the release counts them: the
+    /// seconds from the first hit's reference time, truncated; their number, the span rounded up.
+    func pass(_ hits: [TimeHit]) -> Bool {
+        guard let first = hits.first, let last = hits.last, Double(last.queryTime - first.queryTime) * step >= seconds else { return false }
+        let start = Double(first.referenceTime) * step, spanned = (Double(last.referenceTime) * step - start).rounded(.up)
+        let withHits = Set(hits.map { Int(Double($0.referenceTime) * step - start) }).count
+        return 1 - (spanned - Double(withHits)) / spanned >= shareOfSeconds
+    }
+}
+
 /// Panako's matching as a histogram of time offsets and time factors (a Hough transform): each hit
 /// votes, for every time factor in range, for the offset that factor would give it; the factor and
 /// offset with the most query triplets within `tolerance` frames are the line. A uniform speed or tempo
 /// change is a line of slope factor - 1; no change, a flat one. Each hash counts once (`TimeHit.id`).
 /// (Panako 2.1 takes the line through the commonest time difference of the first and last fifth of the
-/// hits; with few hits and a tempo change no difference repeats, so we search the factors instead.)
+/// hits; with few hits and a tempo change no difference repeats, so we search the factors instead. Its
+/// line, its score and its filters are options, to measure what each costs: `Reports/panako-release-gap`.)
 struct TimeLineMatcher: Sendable, Equatable {
     var minimumHits: Int
     var tolerance: Int
     var timeFactors: ClosedRange<Double>
+    var fit = TimeLineFit.histogram
+    var score = TimeLineScore.share
+    var filters: MatchFilters?
 
-    /// The line through `hits` (sorted by query time) and the query triplets aligned on it; nil when
-    /// there are too few hits. First a coarse search, factors 8 · `tolerance` frames of drift over the
-    /// hits' span apart, in windows wide enough to hold the line of any factor between; then a fine one
-    /// around the best, in steps of `tolerance` frames, on the hits of that window. Factors are tried
-    /// from 1 outwards, so a tie goes to the smaller change.
+    /// The line through `hits` (sorted by query time) and the query hashes aligned on it; nil when
+    /// there are too few hits or no line.
     func align(_ hits: ArraySlice<TimeHit>) -> (line: TimeLine, aligned: Int)? {
-        guard hits.count >= minimumHits, let first = hits.first, let last = hits.last else { return nil }
+        guard hits.count >= minimumHits, let line = fit == .histogram ? histogramLine(hits) : twoPointLine(hits) else { return nil }
+        var counted = Set<Int32>()
+        for hit in hits where isOn(hit, line) { counted.insert(hit.id) }
+        return (line, counted.count)
+    }
+
+    private func isOn(_ hit: TimeHit, _ line: TimeLine) -> Bool {
+        abs(Double(hit.delta) - line.intercept - line.slope * Double(hit.queryTime)) <= Double(tolerance)
+    }
+
+    /// Panako 2.1's line, as `PanakoStrategy.query` at b602429 draws it: through (x1, y1) and (x2, y2),
+    /// where y1 is the commonest time difference among the first max(`minimumHits`, n / 5) hits (at
+    /// most 250) and x1 the query time of the first of them with it, y2 and x2 the same among the last
+    /// ones, from the end; kept if 1 / (1 - slope), its time factor, lies strictly within the factors.
+    /// A tie between differences goes to the smaller (Java's hash map keeps no order we could copy).
+    private func twoPointLine(_ hits: ArraySlice<TimeHit>) -> TimeLine? {
+        let part = min(250, max(minimumHits, hits.count / 5))
+        func commonest(_ part: ArraySlice<TimeHit>) -> Int32 {
+            Dictionary(part.map { ($0.delta, 1) }, uniquingKeysWith: +).max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }!.key
+        }
+        let y1 = commonest(hits.prefix(part)), y2 = commonest(hits.suffix(part))
+        guard let x1 = hits.prefix(part).first(where: { $0.delta == y1 })?.queryTime,
+              let x2 = hits.suffix(part).last(where: { $0.delta == y2 })?.queryTime else { return nil }
+        let slope = Double(y2 - y1) / Double(x2 - x1), factor = 1 / (1 - slope)
+        guard factor > timeFactors.lowerBound && factor < timeFactors.upperBound else { return nil }
+        return TimeLine(slope: slope, intercept: Double(y1) - slope * Double(x1))
+    }
+
+    /// Our line. First a coarse search, factors 8 · `tolerance` frames of drift over the hits' span
+    /// apart, in windows wide enough to hold the line of any factor between; then a fine one around the
+    /// best, in steps of `tolerance` frames, on the hits of that window. Factors are tried from 1
+    /// outwards, so a tie goes to the smaller change.
+    private func histogramLine(_ hits: ArraySlice<TimeHit>) -> TimeLine? {
+        guard let first = hits.first, let last = hits.last else { return nil }
         let span = Double(max(1, last.queryTime - first.queryTime)), fine = Double(max(1, tolerance)) / span, coarse = 8 * fine
         let widest = max(timeFactors.upperBound - 1, 1 - timeFactors.lowerBound)
         let all = Array(hits)
         guard let rough = crowded(all, slopes: stride(from: 0, through: widest, by: coarse), width: Double(2 * tolerance) + coarse * span) else { return nil }
         let near = all.filter { abs(Double($0.delta) - rough.slope * Double($0.queryTime) - rough.intercept) <= Double(tolerance) + coarse * span / 2 }
-        guard let line = densest(near, slopes: stride(from: 0, through: coarse, by: fine), around: rough.slope, width: Double(2 * tolerance)) else { return nil }
-        var counted = Set<Int32>()
-        for hit in hits where abs(Double(hit.delta) - line.intercept - line.slope * Double(hit.queryTime)) <= Double(tolerance) {
-            counted.insert(hit.id)
-        }
-        return (line, counted.count)
+        return densest(near, slopes: stride(from: 0, through: coarse, by: fine), around: rough.slope, width: Double(2 * tolerance))
     }
 
     /// The most query hashes any line could align among `hits` (sorted by query time), in a pass per
@@ -120,11 +184,17 @@ struct TimeLineMatcher: Sendable, Equatable {
 extension TimeLineMatcher {
     /// A query's hits in a reference as a comparison: the line through them, scored by `share`, with the
     /// offset in seconds and the time factor the line found (the raw figure: the hits on it).
+    /// With `filters`, a line whose hits do not pass them is no match; scored by `hits`, the raw figure
+    /// counts every hit on the line (as Panako 2.1 does), not each hash once.
     func comparison(of hits: [TimeHit], query: HashFingerprint, reference: HashFingerprint) -> Comparison {
+        let none = Comparison(score: 0, offset: 0, rawFigure: 0)
         let hits = hits.sorted { ($0.queryTime, $0.referenceTime) < ($1.queryTime, $1.referenceTime) }
-        guard let (line, aligned) = align(hits[...]), let last = query.times.last else { return Comparison(score: 0, offset: 0, rawFigure: 0) }
-        return Comparison(score: share(aligned, of: reference, along: line, queryFrames: Int(last)), offset: line.intercept * query.step,
-                          rawFigure: Double(aligned), timeFactor: line.timeFactor)
+        guard let (line, aligned) = align(hits[...]), let last = query.times.last else { return none }
+        let onLine = filters == nil && score == .share ? [] : hits.filter { isOn($0, line) }
+        if let filters, !filters.pass(onLine) { return none }
+        let figure = score == .hits ? onLine.count : aligned
+        let value = score == .hits ? Double(figure) / Double(figure + 10) : share(aligned, of: reference, along: line, queryFrames: Int(last))
+        return Comparison(score: value, offset: line.intercept * query.step, rawFigure: Double(figure), timeFactor: line.timeFactor)
     }
 
     /// `aligned` over the reference's hashes in the stretch `line` maps the query's first to last frame
@@ -142,6 +212,10 @@ protocol TimeLineParameters {
     var lineTolerance: Int { get }
     var minimumTimeFactor: Double { get }
     var maximumTimeFactor: Double { get }
+    /// Ours by default; Panako's own for `Reports/panako-release-gap`.
+    var lineFit: TimeLineFit { get }
+    var lineScore: TimeLineScore { get }
+    var matchFilters: MatchFilters? { get }
 }
 
 extension TimeLineParameters {
@@ -152,7 +226,12 @@ extension TimeLineParameters {
             : "0.5 <= minimumTimeFactor <= 1 <= maximumTimeFactor <= 2 (half to twice the speed; each factor more is a search of its own)"
     }
 
+    var lineFit: TimeLineFit { .histogram }
+    var lineScore: TimeLineScore { .share }
+    var matchFilters: MatchFilters? { nil }
+
     var matcher: TimeLineMatcher {
-        TimeLineMatcher(minimumHits: minimumHits, tolerance: lineTolerance, timeFactors: minimumTimeFactor...maximumTimeFactor)
+        TimeLineMatcher(minimumHits: minimumHits, tolerance: lineTolerance, timeFactors: minimumTimeFactor...maximumTimeFactor,
+                        fit: lineFit, score: lineScore, filters: matchFilters)
     }
 }

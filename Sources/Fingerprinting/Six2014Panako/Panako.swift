@@ -32,8 +32,20 @@ public struct Panako: FramedFingerprinting, Parameterized {
         /// Hashes held at more catalog positions than this are skipped at lookup (as constellation's):
         /// lower keeps a query's cost from growing with the catalog, higher keeps more of its hits.
         public var commonHashLimit = 200
+        /// Our histogram line, or Panako's own two-point line (`Reports/panako-release-gap`).
+        public var lineFit = TimeLineFit.histogram
+        public var lineScore = TimeLineScore.share
+        /// Panako's match filters, off (0) by default: a match spans at least this many seconds of the query ...
+        public var minimumMatchSeconds = 0.0
+        /// ... with hits in at least this share of the seconds it spans in the reference.
+        public var minimumShareOfSecondsWithHits = 0.0
 
         public init() {}
+
+        var matchFilters: MatchFilters? {
+            minimumMatchSeconds == 0 && minimumShareOfSecondsWithHits == 0 ? nil
+                : MatchFilters(seconds: minimumMatchSeconds, shareOfSeconds: minimumShareOfSecondsWithHits, step: Double(hop) / sampleRate)
+        }
 
         /// Why these values cannot run (nil: they can); checked before a variant is made.
         public var problem: String? {
@@ -52,6 +64,9 @@ public struct Panako: FramedFingerprinting, Parameterized {
             if minimumHits < 1 || minimumAlignedHits < 1 || lineTolerance < 0 { return "minimumHits and minimumAlignedHits at least 1, lineTolerance at least 0" }
             if let bad = timeFactorProblem { return bad }
             if let bad = KeyCounts.limitProblem(commonHashLimit) { return bad }
+            if !((0...1000).contains(minimumMatchSeconds) && (0...1).contains(minimumShareOfSecondsWithHits)) {
+                return "minimumMatchSeconds 0 to 1,000, minimumShareOfSecondsWithHits 0 to 1"
+            }
             return nil
         }
 
@@ -66,7 +81,7 @@ public struct Panako: FramedFingerprinting, Parameterized {
     public var revision: Int { 1 }
     public var displayName: String { "Panako triplets (Six 2014, 2022)" }
     public var sampleRate: Double { parameters.sampleRate }
-    public var rawFigureName: String { "reference triplets aligned on the time line" }
+    public var rawFigureName: String { parameters.lineScore == .hits ? "hits on the time line" : "reference triplets aligned on the time line" }
     public var offsetResolution: Double? { step }
     /// Its hashes are ratios that a change of speed leaves alone; the match finds the time factor (`TimeLineMatcher`).
     public var declaredCapabilities: Capabilities { .timeFactor }
@@ -94,13 +109,21 @@ public struct Panako: FramedFingerprinting, Parameterized {
             Parameter("hashRange", "±\(p.hashRange) time-ratio steps", source: "\(k): PANAKO_QUERY_RANGE 2"),
             Parameter("commonHashLimit", p.commonHashLimit, source: "our choice, as constellation's: a triplet hash at more catalog positions is skipped at lookup"),
             Parameter("minimumHits", p.minimumHits, source: "\(k): PANAKO_MIN_HITS_UNFILTERED 10"),
-            Parameter("line", "the time factor and offset with the most hits within ±\(p.lineTolerance) frames (a histogram over factors and offsets)",
-                      source: "our choice, for \(six)'s line through the commonest time difference of the first and last fifth of the hits, which fails when a tempo change leaves no difference repeated; the range as tolerance"),
+            p.lineFit == .histogram
+                ? Parameter("line", "the time factor and offset with the most hits within ±\(p.lineTolerance) frames (a histogram over factors and offsets)",
+                            source: "our choice, for \(six)'s line through the commonest time difference of the first and last fifth of the hits, which fails when a tempo change leaves no difference repeated; the range as tolerance")
+                : Parameter("line", "through the commonest time difference of the first and of the last fifth of the hits (at least \(p.minimumHits), at most 250 each), hits within ±\(p.lineTolerance) frames of it",
+                            source: "\(k) and PanakoStrategy.query: PANAKO_HIT_PART_DIVIDER 5, PANAKO_HIT_PART_MAX_SIZE 250, PANAKO_QUERY_RANGE 2; a tie goes to the smaller difference"),
             Parameter("timeFactors", "\(p.minimumTimeFactor)-\(p.maximumTimeFactor)", source: "\(k): PANAKO_MIN/MAX_TIME_FACTOR 0.8-1.2"),
             Parameter("minimumAlignedHits", p.minimumAlignedHits, source: "\(k): PANAKO_MIN_HITS_FILTERED 5 (a match needs more than 5)"),
-            Parameter("minimumMatchDuration", "none", source: "our choice: Panako's 5 s minimum would refuse every 1-2 s query; the benchmark calibrates the threshold instead"),
-            Parameter("score", "reference triplets aligned on the line / reference triplets in the stretch the query spans",
-                      source: "our choice, as constellation's: 1 for identity, and noise in the query does not lower it"),
+            p.matchFilters == nil
+                ? Parameter("minimumMatchDuration", "none", source: "our choice: Panako's 5 s minimum would refuse every 1-2 s query; the benchmark calibrates the threshold instead")
+                : Parameter("minimumMatchDuration", "hits on the line spanning \(p.minimumMatchSeconds) s of the query, in at least \(p.minimumShareOfSecondsWithHits) of the seconds they span in the reference",
+                            source: "\(k): PANAKO_MIN_MATCH_DURATION 5, PANAKO_MIN_SEC_WITH_MATCH 0.2 (PanakoStrategy.query)"),
+            p.lineScore == .share
+                ? Parameter("score", "reference triplets aligned on the line / reference triplets in the stretch the query spans",
+                            source: "our choice, as constellation's: 1 for identity, and noise in the query does not lower it")
+                : Parameter("score", "n / (n + 10) for the n hits on the line", source: "\(six): PanakoStrategy.query ranks matches by their filtered hits"),
         ])
     }
 
