@@ -171,10 +171,14 @@ extension BenchmarkCosts {
         public var queryPeakResidentBytes: Int
         /// One query in a call of its own: the whole process, start-up and loading the index included.
         public var aloneCPUSeconds: Double?
-        /// Queries answered from an earlier, interrupted or repeated run's memory (not asked, not in the CPU figures).
+        /// Queries answered from an earlier, interrupted or repeated run's memory (not asked again).
         public var remembered: Int?
+        /// Of those, the ones whose cost was kept, and what asking them cost then (their shares of their calls).
+        public var rememberedMeasured: Int?
+        public var rememberedCPUSeconds: Double?
 
-        init(_ indexed: Benchmark.IndexedSystem, calls: [OutsideSystem.Call], alone: OutsideSystem.Call?, remembered: Int) {
+        init(_ indexed: Benchmark.IndexedSystem, calls: [OutsideSystem.Call], alone: OutsideSystem.Call?,
+             remembered: (count: Int, cost: OutsideSystem.Call?)) {
             identifier = indexed.system.identifier
             version = indexed.version
             indexReused = indexed.reused
@@ -182,12 +186,18 @@ extension BenchmarkCosts {
             queries = calls.reduce(0) { $0 + $1.queries }
             self.calls = calls.count
             queryCPUSeconds = calls.reduce(0) { $0 + $1.cpuSeconds }
-            queryPeakResidentBytes = calls.map(\.peakResidentBytes).max() ?? 0
+            queryPeakResidentBytes = (calls + (remembered.cost.map { [$0] } ?? [])).map(\.peakResidentBytes).max() ?? 0
             aloneCPUSeconds = alone?.cpuSeconds
-            self.remembered = remembered > 0 ? remembered : nil
+            self.remembered = remembered.count > 0 ? remembered.count : nil
+            rememberedMeasured = remembered.cost?.queries
+            rememberedCPUSeconds = remembered.cost?.cpuSeconds
         }
 
-        /// CPU per query over the batched calls (each call's start-up shared by its queries).
-        public var batchedQueryMilliseconds: Double? { queries > 0 ? 1000 * queryCPUSeconds / Double(queries) : nil }
+        /// CPU per query over the batched calls (each call's start-up shared by its queries), this run's and
+        /// those of the remembered answers whose cost was kept.
+        public var batchedQueryMilliseconds: Double? {
+            let measured = queries + (rememberedMeasured ?? 0)
+            return measured > 0 ? 1000 * (queryCPUSeconds + (rememberedCPUSeconds ?? 0)) / Double(measured) : nil
+        }
     }
 }

@@ -197,27 +197,37 @@ public struct OutsideSystem: Sendable {
     /// with it. A call that printed nothing is retried one query at a time. `answered` hears how many
     /// queries each call settled (for progress). `remembering`: answers kept beside the index
     /// (`AnswerMemory`) are taken from there and new ones kept as each batch ends, so an interrupted run
-    /// resumes; `remembered` counts the queries not asked again.
+    /// resumes; `remembered` counts the queries not asked again, and what asking them cost when they were
+    /// (a call of theirs: those remembered with a cost, their shares of their calls summed, the largest peak).
     public func answer(_ files: [String], state: URL, remembering: Bool = true, answered: (Int) -> Void = { _ in })
-        -> (lines: [String: Result<[AnswerFormat.Line], SystemError>], calls: [Call], remembered: Int) {
+        -> (lines: [String: Result<[AnswerFormat.Line], SystemError>], calls: [Call], remembered: (count: Int, cost: Call?)) {
         var lines: [String: Result<[AnswerFormat.Line], SystemError>] = [:], calls: [Call] = []
         let memory = remembering ? AnswerMemory(state: state) : nil
         let keys = memory == nil ? [:] : Dictionary(files.map { ($0, AnswerMemory.key($0)) }, uniquingKeysWith: { first, _ in first })
-        for file in files { if let key = keys[file] ?? nil, let known = memory?.answer(key, query: file) { lines[file] = .success(known) } }
-        let remembered = lines.count
-        if remembered > 0 { answered(remembered) }
+        var costs: [AnswerMemory.Cost] = []
+        for file in files {
+            guard let key = keys[file] ?? nil, let known = memory?.answer(key, query: file) else { continue }
+            lines[file] = .success(known.lines)
+            costs += known.cost.map { [$0] } ?? []
+        }
+        let remembered = (count: lines.count, cost: costs.isEmpty ? nil : Call(queries: costs.count, cpuSeconds: costs.reduce(0) { $0 + $1.cpuSeconds },
+                                                                               wallSeconds: costs.reduce(0) { $0 + $1.wallSeconds },
+                                                                               peakResidentBytes: costs.map(\.peakResidentBytes).max()!))
+        if remembered.count > 0 { answered(remembered.count) }
         var pending = files.filter { lines[$0] == nil }[...]
         while !pending.isEmpty {
             let batch = Array(pending.prefix(description.query.batch))
+            var answeredBy: Call?  // the one call that answered the whole batch, whose cost its answers share
             defer {  // whatever this batch settled, kept before the next call (an interruption loses one batch at most)
                 memory?.remember(batch.compactMap { file in
                     guard let key = keys[file] ?? nil, case .success(let found)? = lines[file] else { return nil }
                     return (key, found)
-                })
+                }, call: answeredBy)
             }
             let result = call(batch, state: state)
             calls += result.run.map { [$0] } ?? []
             guard case .failure = result.outcome else {
+                answeredBy = result.run
                 for file in batch { lines[file] = .success(result.printed[file] ?? []) }
                 pending.removeFirst(batch.count)
                 answered(batch.count)

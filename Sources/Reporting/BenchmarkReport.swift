@@ -427,12 +427,13 @@ public enum BenchmarkReport {
             s += (x.batchedQueryMilliseconds.map { String(format: "%.1f", $0) } ?? "—") + " | "
             s += (x.aloneCPUSeconds.map { String(format: "%.0f", 1000 * $0) } ?? "—")
             s += String(format: " | %.0f | %d", Double(x.queryPeakResidentBytes) / 1e6, x.calls)
-            s += (x.remembered.map { " (\($0) answers remembered from an earlier run)" } ?? "") + " |\n"
+            s += (x.remembered.map { " (\($0) answers remembered from an earlier run" + ($0 > (x.rememberedMeasured ?? 0) ? ", \($0 - (x.rememberedMeasured ?? 0)) without a kept cost)" : ")") } ?? "") + " |\n"
         }
         s += "\nA system's indexing includes its own decoding (the algorithms' figures above do not); converted tracks, "
         s += "if any, were decoded by fpbench first. \"One query alone\" is one call with a single query: start-up and loading the index included. "
         s += "A reused index reports the costs measured when it was built; remembered answers (an interrupted or repeated run's, kept beside the index by "
-        s += "the query file's SHA-256) were not asked again and are not in the query CPU.\n\n"
+        s += "the query file's SHA-256) were not asked again: they count in the batched query CPU with their share of the call that answered them then, "
+        s += "and in no CPU figure when their memory predates kept costs.\n\n"
         return s
     }
 }

@@ -4,7 +4,7 @@ import Evaluation
 import Fingerprinting
 import Foundation
 @testable import OutsidePrograms
-import Reporting
+@testable import Reporting
 import SuiteEvaluation
 import Testing
 
@@ -228,14 +228,32 @@ let floodScript = "l=x; for i in $(seq 20); do l=$l$l; done; while :; do echo $l
         #expect(again.answers.filter { $0.algorithm == "envelope-example" } == answers("envelope-example"))
         // The answers are remembered beside the index: the same queries again are not asked again...
         #expect(againCosts.systems?.first?.remembered == 7 && againCosts.systems?.first?.queries == 0, "\(String(describing: againCosts.systems))")
+        // ...and count with the CPU measured when they were asked (each its share of its call).
+        let asked = try #require(rebuiltCosts.systems?.first?.batchedQueryMilliseconds), recalled = try #require(againCosts.systems?.first?.batchedQueryMilliseconds)
+        #expect(againCosts.systems?.first?.rememberedMeasured == 7 && abs(recalled - asked) <= 1e-9 * asked, "\(asked) ms asked, \(recalled) ms remembered")
         // ...and a run interrupted after three answers (the fourth line cut short) asks only the other four.
         let memory = stateFolder.appendingPathComponent(abandoned).appendingPathComponent("answers.jsonl")
         let lines = try String(contentsOf: memory, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 7)
         try (lines.prefix(3).joined(separator: "\n") + "\n" + lines[3].prefix(20)).write(to: memory, atomically: true, encoding: .utf8)
         let (resumed, resumedCosts) = try Benchmark(configuration).run()
-        #expect(resumedCosts.systems?.first?.remembered == 3 && resumedCosts.systems?.first?.queries == 4)
+        // The cut line stays; the answers kept after it start on a line of their own, so all seven are remembered.
+        #expect(try String(contentsOf: memory, encoding: .utf8).split(separator: "\n").count == 8)
+        #expect(resumedCosts.systems?.first?.remembered == 3 && resumedCosts.systems?.first?.queries == 4 && resumedCosts.systems?.first?.rememberedMeasured == 3)
         #expect(resumed.answers.filter { $0.algorithm == "envelope-example" } == answers("envelope-example"))
+        // A memory written before costs were kept still answers; its answers count in no CPU figure, and the costs table says so.
+        let costless = try String(contentsOf: memory, encoding: .utf8).split(separator: "\n").compactMap { line -> String? in
+            guard var entry = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else { return nil }
+            #expect(entry.removeValue(forKey: "cost") != nil)
+            return String(decoding: try JSONSerialization.data(withJSONObject: entry), as: UTF8.self)
+        }
+        #expect(costless.count == 7)
+        try (costless.joined(separator: "\n") + "\n").write(to: memory, atomically: true, encoding: .utf8)
+        let (_, oldCosts) = try Benchmark(configuration).run()
+        let old = try #require(oldCosts.systems?.first)
+        #expect(old.remembered == 7 && old.rememberedMeasured == nil && old.batchedQueryMilliseconds == nil, "\(old)")
+        let table = BenchmarkReport.systemsCosts(oldCosts.systems ?? [])
+        #expect(table.contains("7 answers remembered from an earlier run, 7 without a kept cost"), "\(table)")
     }
 }
 
