@@ -27,6 +27,13 @@ final class AnswerMemory {
             wallSeconds = call.wallSeconds / Double(max(1, call.queries))
             peakResidentBytes = call.peakResidentBytes
         }
+
+        /// Remembered answers' costs as one call of theirs: the shares summed, the largest peak (nil: none kept).
+        static func call(summing costs: [Cost]) -> OutsideSystem.Call? {
+            guard let peak = costs.map(\.peakResidentBytes).max() else { return nil }
+            return OutsideSystem.Call(queries: costs.count, cpuSeconds: costs.reduce(0) { $0 + $1.cpuSeconds },
+                                      wallSeconds: costs.reduce(0) { $0 + $1.wallSeconds }, peakResidentBytes: peak)
+        }
     }
 
     /// An answer line without its query path (a temporary file's, different in every run).

@@ -210,9 +210,7 @@ public struct OutsideSystem: Sendable {
             lines[file] = .success(known.lines)
             costs += known.cost.map { [$0] } ?? []
         }
-        let remembered = (count: lines.count, cost: costs.isEmpty ? nil : Call(queries: costs.count, cpuSeconds: costs.reduce(0) { $0 + $1.cpuSeconds },
-                                                                               wallSeconds: costs.reduce(0) { $0 + $1.wallSeconds },
-                                                                               peakResidentBytes: costs.map(\.peakResidentBytes).max()!))
+        let remembered = (count: lines.count, cost: AnswerMemory.Cost.call(summing: costs))
         if remembered.count > 0 { answered(remembered.count) }
         var pending = files.filter { lines[$0] == nil }[...]
         while !pending.isEmpty {
