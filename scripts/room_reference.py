@@ -5,7 +5,10 @@ Reads one room as JSON on standard input: {"size": [x, y, z], "rt60": s, "source
 documentation does (inverse_sabine for the absorption and order, pure image sources, no air absorption)
 and prints JSON: the samples at which its direct path and first reflection arrive (from its image sources,
 checked against the peaks of its own impulse response), and the reverberation time by its own
-measure_rt60 (T30) of its impulse response and of ours. Run by RoomModelTests from the environment
+measure_rt60 (T30) of its impulse response and of ours. Given "absorption" (the walls' energy absorption in
+each octave band from 125 Hz), "maximumOrder" and "air": true, it builds that room instead, with its own air
+absorption, and adds each band's T30 of its response and of ours, each split by its own octave filters
+("bandsReference", "bandsOurs"), and its air coefficients ("air"). Run by RoomModelTests from the environment
 scripts/install-pyroomacoustics.sh makes.
 """
 import json
@@ -16,8 +19,15 @@ import pyroomacoustics as pra
 
 room = json.load(sys.stdin)
 fs, c = room["sampleRate"], pra.constants.get("c")
-absorption, order = pra.inverse_sabine(room["rt60"], room["size"])
-shoebox = pra.ShoeBox(room["size"], fs=fs, materials=pra.Material(absorption), max_order=order, air_absorption=False)
+banded = "absorption" in room
+if banded:
+    absorption, order = room["absorption"], room["maximumOrder"]
+    centres = [125 * 2**b for b in range(len(absorption))]
+    material = pra.Material({"coeffs": absorption, "center_freqs": centres})
+else:
+    absorption, order = pra.inverse_sabine(room["rt60"], room["size"])
+    material = pra.Material(absorption)
+shoebox = pra.ShoeBox(room["size"], fs=fs, materials=material, max_order=order, air_absorption=banded and room.get("air", False))
 shoebox.add_source(room["source"])
 shoebox.add_microphone(room["microphone"])
 shoebox.image_source_model()
@@ -28,9 +38,16 @@ delay = pra.constants.get("frac_delay_length") // 2  # its fractional-delay filt
 images = shoebox.sources[0].images
 distances = np.sort(np.unique(np.round(np.linalg.norm(images - np.array(room["microphone"])[:, None], axis=0), 9)))
 direct, first = (int(round(d / c * fs)) for d in distances[:2])
-peak = int(np.argmax(np.abs(rir[direct + delay - 2 : direct + delay + 3]))) + direct - 2
 ours = np.fromfile(room["ours"], dtype=np.float32)
-json.dump({
+peak = int(np.argmax(np.abs(rir[direct + delay - 2 : direct + delay + 3]))) + direct - 2
+result = {}
+if banded:
+    bands = shoebox.octave_bands
+    t30 = lambda x, b: float(pra.experimental.measure_rt60(bands.analysis(x, band=b), fs, decay_db=30))
+    result = {"bandsReference": [t30(rir, b) for b in range(bands.n_bands)], "bandsOurs": [t30(ours, b) for b in range(bands.n_bands)],
+              "air": [float(a) for a in shoebox.air_absorption] if shoebox.air_absorption is not None else []}
+    absorption = 0
+json.dump(result | {
     "absorption": float(absorption), "maximumOrder": int(order), "directSample": direct, "firstReflectionSample": first,
     "directPeakInItsResponse": peak,
     "rt60Reference": float(pra.experimental.measure_rt60(rir, fs, decay_db=30)),

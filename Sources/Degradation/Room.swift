@@ -3,68 +3,104 @@ import Foundation
 
 /// A shoebox room by the image-source method (Allen & Berkley 1979): the source mirrored in the six walls
 /// again and again, each image heard after its distance over the speed of sound, 1/(4πd) as loud and
-/// √(1 − α) quieter for every wall it met. The walls' energy absorption α follows from a reverberation
-/// time by Sabine's formula, and the highest order from the time the images must cover, both as
-/// pyroomacoustics' `inverse_sabine` chooses them, so its rooms and ours can be compared sample by sample
-/// (`RoomModelTests`). Frequency-independent walls, no air absorption, arrivals rounded to the sample.
+/// √(1 − α) quieter for every wall it met. The walls' energy absorption α may differ by octave band, and air
+/// may absorb each band over the distance travelled; the response is then summed band by band and each
+/// band's part kept to its octave (`OctaveBands`), as pyroomacoustics builds it, so its rooms and ours can be
+/// compared band by band (`RoomModelTests`). With one absorption for every frequency and no air the order and
+/// absorption follow from a reverberation time as pyroomacoustics' `inverse_sabine` chooses them. Arrivals
+/// are rounded to the sample.
 public struct ShoeboxRoom: Sendable, Equatable {
     /// Width, depth and height in metres.
     public var size: SIMD3<Double>
-    /// The walls' energy absorption coefficient, 0 (a mirror) to 1 (open air).
-    public var absorption: Double
+    /// The walls' energy absorption coefficient in each octave band (`OctaveBands.centres`), 0 (a mirror) to
+    /// 1 (open air); one value: every frequency alike.
+    public var absorption: [Double]
+    /// Air's energy attenuation per metre in each band (empty: none): the amplitude falls by e^(−m·d/2).
+    public var air: [Double]
     /// Images met by more walls than this are left out.
     public var maximumOrder: Int
 
     /// 343 m/s, air at 20 °C (pyroomacoustics' default).
     public static let speedOfSound = 343.0
 
-    public init(size: SIMD3<Double>, absorption: Double, maximumOrder: Int) {
+    public init(size: SIMD3<Double>, absorption: [Double], air: [Double] = [], maximumOrder: Int) {
+        precondition(!absorption.isEmpty && (air.isEmpty || air.count == absorption.count), "one absorption, or one per band with the air's")
         self.size = size
         self.absorption = absorption
+        self.air = air
         self.maximumOrder = maximumOrder
     }
 
-    /// The room whose walls give `rt60` seconds of reverberation by Sabine, with every image that arrives
-    /// within it (the order of the largest sphere inside the diamond of images), or nil when no wall can
-    /// absorb that much (a room too large for so short a reverberation).
-    public init?(size: SIMD3<Double>, rt60: Double) {
-        let volume = size.x * size.y * size.z, surface = 2 * (size.x * size.y + size.x * size.z + size.y * size.z)
-        let absorption = 24 * log(10) * volume / (Self.speedOfSound * surface * rt60)
-        guard rt60 > 0, absorption <= 1 else { return nil }
-        func inscribed(_ a: Double, _ b: Double) -> Double { a * b / (a * a + b * b).squareRoot() }
-        let radius = min(inscribed(size.x, size.y), inscribed(size.x, size.z), inscribed(size.y, size.z))
-        self.init(size: size, absorption: absorption, maximumOrder: Int((Self.speedOfSound * rt60 / radius - 1).rounded(.up)))
+    public init(size: SIMD3<Double>, absorption: Double, maximumOrder: Int) {
+        self.init(size: size, absorption: [absorption], maximumOrder: maximumOrder)
     }
 
-    /// Every image's arrival at the microphone: the sample it lands on and its amplitude, earliest first.
+    /// The room whose walls give `rt60` seconds of reverberation by Sabine at every frequency, without air,
+    /// with every image that arrives within it, or nil when no wall can absorb that much (a room too large
+    /// for so short a reverberation).
+    public init?(size: SIMD3<Double>, rt60: Double) {
+        guard rt60 > 0, let absorption = Self.sabineAbsorption(size: size, rt60: rt60), absorption <= 1 else { return nil }
+        self.init(size: size, absorption: absorption, maximumOrder: Self.order(size: size, covering: rt60))
+    }
+
+    /// The walls' absorption that Sabine's formula gives `rt60` seconds with air absorbing `air` per metre,
+    /// T = 24 ln 10 · V / (c (S α + 4 m V)) (0.161 V / (S α + 4 m V): Beranek, "Concert hall acoustics 2008",
+    /// J. Audio Eng. Soc. 56(7), section 1.1); nil when air alone is quicker (the walls would give sound back).
+    public static func sabineAbsorption(size: SIMD3<Double>, rt60: Double, air: Double = 0) -> Double? {
+        let volume = size.x * size.y * size.z, surface = 2 * (size.x * size.y + size.x * size.z + size.y * size.z)
+        let absorption = (24 * log(10) * volume / (speedOfSound * rt60) - 4 * air * volume) / surface
+        return absorption >= 0 ? absorption : nil
+    }
+
+    /// The order of the largest sphere inside the diamond of images that covers `seconds` of arrivals.
+    public static func order(size: SIMD3<Double>, covering seconds: Double) -> Int {
+        func inscribed(_ a: Double, _ b: Double) -> Double { a * b / (a * a + b * b).squareRoot() }
+        let radius = min(inscribed(size.x, size.y), inscribed(size.x, size.z), inscribed(size.y, size.z))
+        return Int((speedOfSound * seconds / radius - 1).rounded(.up))
+    }
+
+    /// Every image's arrival at the microphone, earliest first: the sample it lands on and its amplitude in
+    /// the lowest band (every band, when the walls absorb every frequency alike and there is no air).
     public func arrivals(source: SIMD3<Double>, microphone: SIMD3<Double>, sampleRate: Double) -> [(sample: Int, amplitude: Double)] {
         var found: [(sample: Int, amplitude: Double)] = []
-        forEachArrival(source: source, microphone: microphone, sampleRate: sampleRate) { found.append(($0, $1)) }
+        let gains = bandGains[0], airs = air.first.map { m in { (d: Double) in exp(-0.5 * m * d) } } ?? { _ in 1 }
+        forEachArrival(source: source, microphone: microphone, sampleRate: sampleRate) { sample, order, distance in
+            found.append((sample, gains[order] * airs(distance) / (4 * .pi * max(distance, 1e-3))))
+        }
         return found.sorted { ($0.sample, -$0.amplitude) < ($1.sample, -$1.amplitude) }
     }
 
-    /// The impulse response from `source` to `microphone`: every arrival summed at its sample, loudest first
-    /// (so the sum does not depend on the order images are visited in). Held as one amplitude per image in
-    /// buckets by sample (8 bytes an image: a 2.6 s living room's 92 million images take 0.7 GB), not as a
-    /// sorted list of every arrival.
+    /// The response in each band before it is kept to its octave: what a room whose walls and air absorb as
+    /// they do in that band would give at every frequency. Summed in the order the images are visited (a
+    /// fixed order), one number per band and sample; the air at the distance each sample stands for.
+    public func bandResponses(source: SIMD3<Double>, microphone: SIMD3<Double>, sampleRate: Double) -> [[Double]] {
+        let gains = bandGains
+        var responses = [[Double]](repeating: [], count: gains.count)
+        forEachArrival(source: source, microphone: microphone, sampleRate: sampleRate) { sample, order, distance in
+            if sample >= responses[0].count {
+                for b in responses.indices { responses[b].append(contentsOf: repeatElement(0, count: max(sample + 1, 2 * responses[b].count) - responses[b].count)) }
+            }
+            let spread = 1 / (4 * .pi * max(distance, 1e-3))
+            for b in responses.indices { responses[b][sample] += gains[b][order] * spread }
+        }
+        let length = (responses[0].lastIndex { $0 != 0 } ?? -1) + 1
+        return responses.indices.map { b in
+            let metres = Self.speedOfSound / sampleRate, m = air.isEmpty ? 0 : air[b]
+            return (0..<length).map { responses[b][$0] * (m == 0 ? 1 : exp(-0.5 * m * Double($0) * metres)) }
+        }
+    }
+
+    /// The impulse response from `source` to `microphone`: each band's response kept to its octave and the
+    /// bands summed (one band: the response itself).
     public func impulseResponse(source: SIMD3<Double>, microphone: SIMD3<Double>, sampleRate: Double) -> [Float] {
-        var starts: [Int] = []
-        forEachArrival(source: source, microphone: microphone, sampleRate: sampleRate) { sample, _ in
-            if sample + 2 > starts.count { starts.append(contentsOf: repeatElement(0, count: sample + 2 - starts.count)) }
-            starts[sample + 1] += 1
-        }
-        guard !starts.isEmpty else { return [] }
-        for i in 1..<starts.count { starts[i] += starts[i - 1] }
-        var amplitudes = [Double](repeating: 0, count: starts.last!), next = starts
-        forEachArrival(source: source, microphone: microphone, sampleRate: sampleRate) { sample, amplitude in
-            amplitudes[next[sample]] = amplitude
-            next[sample] += 1
-        }
-        return (0..<starts.count - 1).map { sample in
-            var bucket = amplitudes[starts[sample]..<starts[sample + 1]]
-            bucket.sort(by: >)
-            return Float(bucket.reduce(0, +))
-        }
+        let responses = bandResponses(source: source, microphone: microphone, sampleRate: sampleRate)
+        guard responses.count > 1 else { return responses[0].map { Float($0) } }
+        return OctaveBands(sampleRate: sampleRate).combine(responses.map { $0.map { Float($0) } })
+    }
+
+    /// Each band's loss after each number of walls: √(1 − α)^order, for as many bands as there are values.
+    private var bandGains: [[Double]] {
+        absorption.map { a in (0...max(maximumOrder, 0)).map { pow((1 - a).squareRoot(), Double($0)) } }
     }
 
     /// How many image sources the room visits: the points of the lattice within `maximumOrder` reflections,
@@ -74,15 +110,13 @@ public struct ShoeboxRoom: Sendable, Equatable {
         return (2 * n + 1) * (2 * n * n + 2 * n + 3) / 3
     }
 
-    /// The most image sources a room may visit: 8 bytes each while the response is summed, so at most about
-    /// 0.8 GB and a minute per response (a 5 × 4 × 2.6 m room up to an RT60 of about 2.7 s; the documented
-    /// sweep stops at 2.6 s).
+    /// The most image sources a room may visit: about a minute of work per response (a 5 × 4 × 2.6 m room up
+    /// to an RT60 of about 2.7 s; the documented sweep stops at 2.6 s).
     public static let imageLimit = 100_000_000.0
 
-    /// Each image's sample and amplitude, in no order.
-    private func forEachArrival(source: SIMD3<Double>, microphone: SIMD3<Double>, sampleRate: Double, _ body: (Int, Double) -> Void) {
-        let n = maximumOrder, reflection = (1 - absorption).squareRoot()
-        let loss = (0...max(n, 0)).map { pow(reflection, Double($0)) }
+    /// Each image's sample, the number of walls it met and its distance, in a fixed order.
+    private func forEachArrival(source: SIMD3<Double>, microphone: SIMD3<Double>, sampleRate: Double, _ body: (Int, Int, Double) -> Void) {
+        let n = maximumOrder
         // Along one axis, image k (parity p) sits at (1 − 2p)·s + 2kL after |k − p| + |k| reflections: two
         // images of each order, visited lowest order first so the loops below stop at the budget.
         func images(_ s: Double, _ length: Double) -> [(position: Double, order: Int)] {
@@ -99,7 +133,7 @@ public struct ShoeboxRoom: Sendable, Equatable {
                 for z in zs {
                     if x.order + y.order + z.order > n { break }
                     let d = SIMD3(x.position, y.position, z.position) - microphone, distance = (d * d).sum().squareRoot()
-                    body(Int((distance / Self.speedOfSound * sampleRate).rounded()), loss[x.order + y.order + z.order] / (4 * .pi * max(distance, 1e-3)))
+                    body(Int((distance / Self.speedOfSound * sampleRate).rounded()), x.order + y.order + z.order, distance)
                 }
             }
         }

@@ -65,6 +65,8 @@ public struct StageField: Sendable, Equatable {
     public var kind: Kind
     /// The value an absent number takes; nil: it must be given (unless `required` says otherwise).
     public var fallback: Double?
+    /// The value an absent choice takes; nil: it must be given.
+    public var fallbackChoice: String?
     public var required: Bool
     public var about: String?
 
@@ -73,7 +75,9 @@ public struct StageField: Sendable, Equatable {
                               required: Bool? = nil, about: String? = nil) -> StageField {
         StageField(name: name, kind: .number(range, whole: whole), fallback: fallback, required: required ?? (fallback == nil), about: about)
     }
-    public static func choice(_ name: String, _ values: [String]) -> StageField { StageField(name: name, kind: .choice(values), required: true) }
+    public static func choice(_ name: String, _ values: [String], or fallback: String? = nil, about: String? = nil) -> StageField {
+        StageField(name: name, kind: .choice(values), fallbackChoice: fallback, required: fallback == nil, about: about)
+    }
     public static func text(_ name: String, about: String) -> StageField { StageField(name: name, kind: .text, required: true, about: about) }
 
     public var range: ClosedRange<Double>? { if case .number(let range, _) = kind { return range } else { return nil } }
@@ -87,6 +91,7 @@ public struct StageField: Sendable, Equatable {
         case .text: schema = ["type": "string"]
         }
         if let fallback { schema["default"] = fallback }
+        if let fallbackChoice { schema["default"] = fallbackChoice }
         if let about { schema["description"] = about }
         return schema
     }
@@ -223,13 +228,24 @@ extension KeyedDecodingContainer where Key == StageFields {
         }
         return value
     }
+    /// A declared choice field: one of its values, named in the error when it is not; its fallback when absent.
+    func choice<Value: RawRepresentable<String>>(_ field: StageField, as type: Value.Type = Value.self) throws -> Value {
+        guard case .choice(let values) = field.kind else { preconditionFailure("\(field.name) is not a choice field") }
+        let key = StageFields(field.name)
+        let text = try field.fallbackChoice.flatMap { contains(key) ? nil : $0 } ?? decode(String.self, forKey: key)
+        guard let value = Value(rawValue: text) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "must be one of \(values.joined(separator: ", ")), got \"\(text)\"")
+        }
+        return value
+    }
     func has(_ name: String) -> Bool { contains(StageFields(name)) }
 }
 
 extension Encoder {
-    /// Writes the unit's number fields in order.
-    func stageFields(_ values: [(String, Double)]) throws {
+    /// Writes the unit's number fields in order, then its choices.
+    func stageFields(_ values: [(String, Double)], choices: [(String, String)] = []) throws {
         var c = container(keyedBy: StageFields.self)
         for (name, value) in values { try c.encode(value, forKey: StageFields(name)) }
+        for (name, value) in choices { try c.encode(value, forKey: StageFields(name)) }
     }
 }
