@@ -30,14 +30,19 @@ public struct OctaveBands: Sendable {
 
     /// The bands' responses, each kept to its band and summed: one response as long as the longest, the
     /// filters' ringing before the start and past the end left out (their gains are real: no delay).
-    public func combine(_ responses: [[Float]]) -> [Float] {
-        let length = responses.map(\.count).max() ?? 0
+    public func combine(_ responses: [[Float]]) -> [Float] { kept(responses.prefix(count).enumerated().map { ($0.offset, $0.element) }) }
+
+    /// `response` kept to band `band`, as a measurement of that band's reverberation hears it.
+    public func keep(_ response: [Float], to band: Int) -> [Float] { kept([(band, response)]) }
+
+    private func kept(_ parts: [(band: Int, response: [Float])]) -> [Float] {
+        let length = parts.map(\.response.count).max() ?? 0
         guard length > 0 else { return [] }
         var size = 1
         while size < length + Int(sampleRate / 20) { size <<= 1 }
         let fft = RealFFT(size: size)
         var sum = [(Float, Float)](repeating: (0, 0), count: fft.binCount)
-        for (band, response) in responses.prefix(count).enumerated() {
+        for (band, response) in parts {
             let gains = (0..<fft.binCount).map { Float(gain(band, at: Double($0) * sampleRate / Double(size))) }
             response.withUnsafeBufferPointer { frame in
                 fft.transform(frame) { bins in

@@ -41,6 +41,7 @@ import Testing
         "BenchmarkMetrics.exactTolerance": BenchmarkMetrics.exactTolerance,
         "PairYardstick.seconds": PairYardstick.seconds,
         "SimulatedRoom.solvingRate": SimulatedRoom.solvingRate,
+        "SimulatedRoom.flatSolvingRate": SimulatedRoom.flatSolvingRate,
     ]
 
     @Test func theTableIsTheCodes() throws {

@@ -107,18 +107,23 @@ import Testing
         for (b, t) in solved.measuredBands.enumerated() {
             #expect(Self.withinTenPercent(t, of: stage.rt60 * stage.walls.shape[b]), "band \(b): \(t) s against \(stage.rt60 * stage.walls.shape[b])")
         }
+        // And as pyroomacoustics measures our response, band by band.
+        for (b, t) in measured.enumerated() {
+            #expect(Self.withinTenPercent(t, of: stage.rt60 * stage.walls.shape[b]), "band \(b) by pyroomacoustics: \(t) s against \(stage.rt60 * stage.walls.shape[b])")
+        }
     }
 
-    /// The band check can fail: walls that absorb every frequency alike, solved for the same mid-frequency
-    /// time, ring far longer at high frequencies than the living room's walls and air.
+    /// The band check can fail: the living room with its 500 Hz walls at every frequency and no air rings far
+    /// too long at 8 kHz (about 0.31 s against 0.22).
     @Test func flatWallsAreCaughtByTheBands() throws {
         let stage = Self.benchmarkRooms[0], solved = try SimulatedRoom(stage)
-        let flat = try SimulatedRoom(RoomStage(rt60: stage.rt60, walls: .flat))
+        let flat = ShoeboxRoom(size: stage.size, absorption: Array(repeating: solved.room.absorption[2], count: OctaveBands.most),
+                               maximumOrder: solved.room.maximumOrder)
         let room = Room(size: stage.size, rt60: stage.rt60, source: solved.source, microphone: solved.microphone)
-        let theirs = try Self.reference(room, ours: flat.room.impulseResponse(source: room.source, microphone: room.microphone, sampleRate: Self.rate),
+        let theirs = try Self.reference(room, ours: flat.impulseResponse(source: room.source, microphone: room.microphone, sampleRate: Self.rate),
                                         walls: solved.room)
         let (reference, measured) = (theirs.list("bandsReference"), theirs.list("bandsOurs"))
-        #expect(!Self.withinTenPercent(measured.last!, of: reference.last!), "highest band: ours \(measured.last!) s, theirs \(reference.last!) s")
+        #expect(measured.last! > 1.2 * reference.last!, "ours \(measured), theirs \(reference)")
     }
 }
 
