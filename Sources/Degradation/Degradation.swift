@@ -50,8 +50,10 @@ public struct TimeMap: Sendable, Equatable {
 
 /// The revision of the degradations' arithmetic, part of every degraded query's cache key: bump it when any
 /// stage's output changes (a room's model, Rubber Band's settings, a codec's parameters), so no fingerprint
-/// of audio degraded the old way is reused. 1: the stages as of the reliability pass of November 2026.
-public let degradationRevision = 1
+/// of audio degraded the old way is reused. 1: the stages as of the reliability pass of November 2026. 2: rooms
+/// whose bands are solved as an acoustician measures them (bb3d7de; f1c8d9a solved them whole, under the same
+/// stage definitions, and its fingerprints must not be reused).
+public let degradationRevision = 2
 
 /// Degradations applied in order with one seeded generator.
 public struct DegradationChain: Sendable {
