@@ -15,9 +15,7 @@ public struct CodecStage: StageUnit {
 
     public init(from decoder: Decoder) throws {
         let f = try decoder.stageFields()
-        guard let format = Codec.Format(rawValue: try f.decode(String.self, forKey: StageFields("format"))) else {
-            throw DecodingError.dataCorruptedError(forKey: StageFields("format"), in: f, debugDescription: Codec.Format.allCases.map(\.rawValue).joined(separator: ", "))
-        }
+        let format: Codec.Format = try f.choice(Self.field("format"))
         if f.has("kbps") {
             guard format == .mp3 else {
                 throw DecodingError.dataCorruptedError(forKey: StageFields("kbps"), in: f, debugDescription: "a bitrate is for mp3; ogg and opus take a compression level")

@@ -229,7 +229,7 @@ extension KeyedDecodingContainer where Key == StageFields {
         return value
     }
     /// A declared choice field: one of its values, named in the error when it is not; its fallback when absent.
-    func choice<Value: RawRepresentable<String>>(_ field: StageField, as type: Value.Type = Value.self) throws -> Value {
+    func choice<Value: RawRepresentable<String>>(_ field: StageField) throws -> Value {
         guard case .choice(let values) = field.kind else { preconditionFailure("\(field.name) is not a choice field") }
         let key = StageFields(field.name)
         let text = try field.fallbackChoice.flatMap { contains(key) ? nil : $0 } ?? decode(String.self, forKey: key)
