@@ -5,16 +5,20 @@
 # Chromaprint's fpcalc (an external command, Debian's libchromaprint-tools), then the identification
 # benchmark on the catalog (about 13 h of music) with its scaling curve, the indexed algorithms,
 # panako@dense and the learned fingerprint nafp-small (the thesis algorithms search by brute force, too slow
-# for 13 h): the algorithms of Reports/benchmark, whose answers.csv and metrics.csv it reproduces byte for byte.
+# for 13 h): the algorithms of Reports/benchmark, whose metrics.csv it reproduces byte for byte (its answers.csv is not committed).
 # Reports land in Reports/latest/ (report.html, summary.md, matrices/, results.json) and Reports/latest/benchmark/,
 # each with the audio of its failing answers (--keep-audio failures, at most 200 MB each) for report.html's players.
 # Extra arguments go to `fpbench run` (for example --seed 7).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh libchromaprint-tools
+# The build runs beside the datasets' downloads and renders (its modules compile mostly one after another).
+build_logs=.build/logs
+source scripts/build-beside.sh
+start_build fpbench -c release --product fpbench
 scripts/fetch-dataset.sh default
 scripts/fetch-dataset.sh catalog
-swift build -c release --product fpbench
+finish fpbench
 .build/release/fpbench run --dataset default --external Algorithms/chromaprint-fpcalc.json --queries-per-source 10 --keep-audio failures --out Reports/latest "$@"
 .build/release/fpbench benchmark --dataset catalog --scaling --keep-audio failures --out Reports/latest/benchmark \
     --algorithms constellation haitsma-kalker waveprint panako panako@dense quads nafp-small

@@ -15,19 +15,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=(-c release --scratch-path .build-tests -Xswiftc -enable-testing)
 timed() { local start=$SECONDS; "$@"; echo "test: $* took $((SECONDS - start)) s" >&2; }
-# `start_build NAME ARGS...` runs `swift build` in the background, its output in .build-tests/logs/NAME.txt;
-# `finish NAME` waits for it and shows its last line, or all of it if it failed.
-declare -A builds
-trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
-start_build() { mkdir -p .build-tests/logs; swift build "${build[@]}" "${@:2}" > ".build-tests/logs/$1.txt" 2>&1 & builds[$1]=$!; }
-finish() {
-    if ! wait "${builds[$1]}"; then cat ".build-tests/logs/$1.txt" >&2; echo "test: the $1 build failed" >&2; exit 1; fi
-    grep -v "warning:" ".build-tests/logs/$1.txt" | tail -n 1 >&2
-}
+build_logs=.build-tests/logs
+source scripts/build-beside.sh
 
 timed scripts/setup.sh fluidsynth timidity chromium ffmpeg libchromaprint-tools python3-torch python3-numpy texlive-latex-recommended poppler-utils python3-pandas python3-matplotlib
 SECONDS=0
-start_build tool --product fpbench
+start_build tool "${build[@]}" --product fpbench
 timed scripts/fetch-dataset.sh ci
 timed scripts/fetch-dataset.sh catalog-ci
 timed scripts/install-pyroomacoustics.sh  # the reference the room model is tested against (RoomModelTests)
@@ -41,7 +34,7 @@ timed /usr/bin/python3 scripts/train_nafp_small.py smoke
 finish tool
 echo "test: fpbench built after $SECONDS s" >&2
 fpbench="$(swift build "${build[@]}" --show-bin-path)/fpbench"
-start_build tests --build-tests
+start_build tests "${build[@]}" --build-tests
 # Each outside system of Systems/ that installs here (Debian, PyPI) run on catalog-ci; the others are skipped with the reason.
 timed python3 scripts/test_systems.py "$fpbench"
 # Every --set of every algorithm and every stage field with hostile values: each call ends by itself, within

@@ -13,8 +13,8 @@ extension Benchmark {
         var answers: [BenchmarkAnswer]
         var fingerprintMilliseconds: [[Double]]
         var searchMilliseconds: [[Double]]
-        /// Per algorithm, the query's clean fingerprint (kept for the scaling curve).
-        var cleanPrints: [AnyFingerprint?]
+        /// Per algorithm, the query's clean search (kept for the scaling curve).
+        var cleanSearches: [CleanSearch?]
         /// The query under each condition as written for the outside systems (no algorithm named yet;
         /// a failure when it could not be cut, degraded or written).
         var systemQuestions: [BenchmarkAnswer] = []
@@ -27,7 +27,7 @@ extension Benchmark {
                         algorithms: [AnyAlgorithm], catalogs: [Catalog], trackIndex: [String: Int], systemFiles: SystemQueryFiles,
                         keepPrints: Bool) -> QueryOutcome {
         var outcome = QueryOutcome(answers: [], fingerprintMilliseconds: algorithms.map { _ in [] },
-                                   searchMilliseconds: algorithms.map { _ in [] }, cleanPrints: algorithms.map { _ in nil })
+                                   searchMilliseconds: algorithms.map { _ in [] }, cleanSearches: algorithms.map { _ in nil })
         let keys = ContentKeys(dataset: configuration.dataset, seed: configuration.seed)
         let window = Once { Result { try self.window(query) } }
         for condition in conditions {
@@ -65,8 +65,11 @@ extension Benchmark {
                     }
                     let fingerprinted = threadCPUSeconds()
                     answer.top = try matches(print, in: catalogs[a], algorithm: algorithm, trackIndex: trackIndex)
-                    outcome.searchMilliseconds[a].append(1000 * (threadCPUSeconds() - fingerprinted))
-                    if keepPrints && condition.id == BenchmarkCondition.cleanID { outcome.cleanPrints[a] = print }
+                    let searched = 1000 * (threadCPUSeconds() - fingerprinted)
+                    outcome.searchMilliseconds[a].append(searched)
+                    if keepPrints && condition.id == BenchmarkCondition.cleanID {
+                        outcome.cleanSearches[a] = CleanSearch(print: print, matched: answer.top.first(where: \.matched), milliseconds: searched)
+                    }
                 } catch let error as FingerprintError {
                     // Silence (a track's quiet start) or too little audio: nothing to look up, so no match.
                     answer.note = "\(error)"
@@ -112,12 +115,24 @@ extension Benchmark {
 
     // MARK: Scaling
 
+    /// A clean query's search of the whole catalog, kept for the scaling curve.
+    struct CleanSearch {
+        /// Searched again in each smaller catalog.
+        var print: AnyFingerprint
+        /// The best answer the documented threshold calls a match: what `Catalog.search` at limit 1 returns
+        /// (the answers are every candidate it verifies: `Benchmark.answersKept`).
+        var matched: BenchmarkMatch?
+        var milliseconds: Double
+    }
+
     /// The same clean queries of one length against nested catalogs of 1/16 ... all of the tracks (a
-    /// seeded order); a query whose track is left out counts as a negative there. The points are measured
-    /// side by side on the benchmark's threads (each search's time is its own thread's CPU time).
+    /// seeded order); a query whose track is left out counts as a negative there. The whole catalog's point
+    /// is the questions' own searches of it (the same answers and times, not searched twice); the smaller
+    /// ones are measured side by side on the benchmark's threads (each search's time is its own thread's CPU time).
     func scalingCurve(length: Double, queries: [BenchmarkQuery], outcomes: [QueryOutcome], tracks: [String], durations: [Double],
-                              algorithms: [AnyAlgorithm], prints: [[AnyFingerprint?]], results: BenchmarkResults,
+                              algorithms: [AnyAlgorithm], index: BuiltIndex, results: BenchmarkResults,
                               progress: ProgressReporter) throws -> [BenchmarkCosts.ScalingPoint] {
+        let prints = index.indexed.prints
         let order = tracks.indices.sorted { derivedSeed(configuration.seed, "scaling", tracks[$0]) < derivedSeed(configuration.seed, "scaling", tracks[$1]) }
         let chosen = queries.indices.filter { queries[$0].length == length }
         let fractions = [1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1]
@@ -129,29 +144,37 @@ extension Benchmark {
             defer { progress.advance() }
             let (a, fraction) = jobs[j]
             let kept = Array(order.prefix(max(1, Int((fraction * Double(tracks.count)).rounded(.up)))))
-            return Result { try scalingPoint(algorithms[a], kept: kept, prints: prints[a], fraction: fraction, queries: queries, chosen: chosen,
-                                             outcomes: outcomes.map { $0.cleanPrints[a] }, tracks: tracks, durations: durations, results: results) }
+            return Result { try scalingPoint(algorithms[a], kept: kept, prints: prints[a], whole: index.catalogs[a], fraction: fraction, queries: queries,
+                                             chosen: chosen, searches: outcomes.map { $0.cleanSearches[a] }, tracks: tracks, durations: durations,
+                                             results: results) }
         }.map { try $0.get() }
     }
 
-    /// One point of the scaling curve: `algorithm`'s catalog of the `kept` tracks, searched with every chosen clean query.
-    private func scalingPoint(_ algorithm: AnyAlgorithm, kept: [Int], prints: [AnyFingerprint?], fraction: Double, queries: [BenchmarkQuery],
-                              chosen: [Int], outcomes: [AnyFingerprint?], tracks: [String], durations: [Double],
+    /// One point of the scaling curve: `algorithm`'s catalog of the `kept` tracks, searched with every chosen
+    /// clean query; the `whole` catalog's point (every track kept) from the questions' searches of it.
+    private func scalingPoint(_ algorithm: AnyAlgorithm, kept: [Int], prints: [AnyFingerprint?], whole: Catalog, fraction: Double,
+                              queries: [BenchmarkQuery], chosen: [Int], searches: [CleanSearch?], tracks: [String], durations: [Double],
                               results: BenchmarkResults) throws -> BenchmarkCosts.ScalingPoint {
         let inCatalog = Set(kept.map { tracks[$0] })
-        let catalog = Catalog(algorithm: algorithm, sealing: kept.lazy.map { (prints[$0], "\($0)", "") })
+        let catalog = kept.count == tracks.count ? nil : Catalog(algorithm: algorithm, sealing: kept.lazy.map { (prints[$0], "\($0)", "") })
         var correct = 0, positives = 0, falsePositives = 0, negatives = 0, times: [Double] = []
         for q in chosen {
-            guard let print = outcomes[q] else { continue }
-            let start = threadCPUSeconds()
-            let top = try catalog.search(print, limit: 1).first
-            times.append(1000 * (threadCPUSeconds() - start))
+            guard let search = searches[q] else { continue }
+            var top = search.matched
+            if let catalog {
+                let start = threadCPUSeconds()
+                top = try catalog.search(search.print, limit: 1).first.map {
+                    BenchmarkMatch(track: Int($0.reference)!, offset: $0.comparison.offset, score: $0.comparison.score,
+                                   rawFigure: $0.comparison.rawFigure, matched: true)
+                }
+                times.append(1000 * (threadCPUSeconds() - start))
+            } else {
+                times.append(search.milliseconds)
+            }
             let query = queries[q]
             if !query.negative && inCatalog.contains(query.file) {
                 positives += 1
-                let match = top.map { BenchmarkMatch(track: Int($0.reference)!, offset: $0.comparison.offset, score: $0.comparison.score,
-                                                     rawFigure: $0.comparison.rawFigure, matched: true) }
-                if BenchmarkMetrics.outcome(match, truth: query, results: results) == .correct { correct += 1 }
+                if BenchmarkMetrics.outcome(top, truth: query, results: results) == .correct { correct += 1 }
             } else {
                 negatives += 1
                 if top != nil { falsePositives += 1 }
@@ -160,7 +183,7 @@ extension Benchmark {
         return .init(algorithm: algorithm.identifier, fraction: fraction, tracks: kept.count,
                      hours: kept.reduce(0) { $0 + durations[$1] } / 3600, correct: Rate(correct, of: positives),
                      falsePositives: Rate(falsePositives, of: negatives), searchMilliseconds: .init(times),
-                     indexBytes: catalog.indexByteCount)
+                     indexBytes: (catalog ?? whole).indexByteCount)
     }
 
     /// k in time ∝ hours^k, by least squares on logarithms of the median search times.

@@ -67,10 +67,17 @@ public enum RepeatedPassages {
 
     /// Each column's mean removed, then scaled to unit length as a whole.
     static func centredNormalised(_ values: [Float], rows: Int, width: Int) -> [Float] {
-        var means = [Float](repeating: 0, count: width)
-        for (i, v) in values.enumerated() { means[i % width] += v / Float(rows) }
-        let centred = values.enumerated().map { $1 - means[$0 % width] }
-        let norm = sqrt(centred.reduce(0) { $0 + $1 * $1 })
+        // Row by row, column by column: each sum in the order of one pass over the values, without a remainder per value.
+        let rowStarts = stride(from: 0, to: values.count, by: width)
+        var means = [Float](repeating: 0, count: width), centred = values, squares: Float = 0
+        for start in rowStarts { for c in 0..<min(width, values.count - start) { means[c] += values[start + c] / Float(rows) } }
+        for start in rowStarts {
+            for c in 0..<min(width, values.count - start) {
+                centred[start + c] -= means[c]
+                squares += centred[start + c] * centred[start + c]
+            }
+        }
+        let norm = sqrt(squares)
         return norm > 0 ? centred.map { $0 / norm } : centred
     }
 

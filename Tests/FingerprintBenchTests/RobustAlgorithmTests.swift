@@ -107,6 +107,26 @@ import Testing
         #expect((matcher.align(steep[...])?.aligned ?? 0) <= 3)
     }
 
+    /// The densest two adjacent bins, found from the bins the values fill, are those a scan over every pair
+    /// of bins finds (the first on a tie), on sparse and on crowded histograms; the counts are left zero
+    /// for the next use. (The coarse line search and the alignment bound count their hits this way.)
+    @Test func theDensestPairOfBinsIsTheOneAScanOverEveryPairFinds() {
+        let noise = SeededNoise(seed: 5)
+        for (values, binCount) in [(3, 4), (20, 5_000), (500, 40), (2_000, 2_000)] {
+            for _ in 0..<20 {
+                let bins = (0..<values).map { _ in noise.integer(below: binCount - 1) }
+                var dense = [Int32](repeating: 0, count: binCount)
+                for b in bins { dense[b] += 1 }
+                var scanned = (first: 0, count: Int32(0))
+                for b in 0..<(binCount - 1) where dense[b] + dense[b + 1] > scanned.count { scanned = (b, dense[b] + dense[b + 1]) }
+                var counts = [Int32](repeating: 0, count: binCount)
+                let found = TimeLineMatcher.densestPair(bins, counts: &counts)
+                #expect(found.first == scanned.first && found.count == scanned.count, "\(values) values in \(binCount) bins: \(found), a scan \(scanned)")
+                #expect(counts.allSatisfy { $0 == 0 })
+            }
+        }
+    }
+
     /// Panako 2.1's own line (`PanakoStrategy.query`): through the commonest time difference of the first
     /// and of the last fifth of the hits. It finds a flat line among scattered hits as ours does; when a
     /// tempo change leaves no difference repeated, a tie goes to the smallest, so one stray hit early on

@@ -121,16 +121,20 @@ struct TimeLineMatcher: Sendable, Equatable {
         let low = timeFactors.lowerBound - 1, high = timeFactors.upperBound - 1, half = (high - low) / Double(2 * slopeGroups)
         // Times are integers and the shifted ones rounded: two more frames than the window.
         let width = Int32(half * Double(max(1, last.queryTime - first.queryTime)) + Double(2 * tolerance)) + 3
-        var most: Int32 = 0
+        var most: Int32 = 0, shifted = [Int32](repeating: 0, count: hits.count), bins = [Int](repeating: 0, count: hits.count)
         for group in 0..<slopeGroups {
             let slope = low + Double(2 * group + 1) * half
-            func shifted(_ hit: TimeHit) -> Int32 { hit.delta - Int32((slope * Double(hit.queryTime)).rounded()) }
             var smallest = Int32.max, largest = Int32.min
-            for hit in hits { let value = shifted(hit); smallest = min(smallest, value); largest = max(largest, value) }
+            for (i, hit) in hits.enumerated() {
+                let value = hit.delta - Int32((slope * Double(hit.queryTime)).rounded())
+                shifted[i] = value
+                smallest = min(smallest, value)
+                largest = max(largest, value)
+            }
             let binCount = Int((largest - smallest) / width) + 2
-            if counts.count < binCount { counts = [Int32](repeating: 0, count: binCount) } else { counts.withUnsafeMutableBufferPointer { $0[..<binCount].update(repeating: 0) } }
-            for hit in hits { counts[Int((shifted(hit) - smallest) / width)] += 1 }
-            for b in 0..<(binCount - 1) { most = max(most, counts[b] + counts[b + 1]) }
+            if counts.count < binCount { counts = [Int32](repeating: 0, count: binCount) }
+            for i in shifted.indices { bins[i] = Int((shifted[i] - smallest) / width) }
+            most = max(most, Self.densestPair(bins, counts: &counts).count)
         }
         return Int(most)
     }
@@ -139,26 +143,47 @@ struct TimeLineMatcher: Sendable, Equatable {
     /// of half `width`; the slope and the middle of the two adjacent bins holding the most. A pass per
     /// slope, no sorting: the coarse search sees every hit, the fine one only those near its answer.
     private func crowded(_ hits: [TimeHit], slopes offsets: StrideThrough<Double>, width: Double) -> TimeLine? {
-        var best: (line: TimeLine, count: Int)?
-        let bin = width / 2
-        var intercepts = [Double](repeating: 0, count: hits.count), counts: [Int32] = []
+        var best: (line: TimeLine, count: Int32)?
+        let bin = width / 2, deltas = hits.map { Double($0.delta) }, times = hits.map { Double($0.queryTime) }
+        var intercepts = [Double](repeating: 0, count: hits.count), bins = [Int](repeating: 0, count: hits.count), counts: [Int32] = []
         for offset in offsets {
             for slope in offset == 0 ? [0] : [offset, -offset] where timeFactors.contains(1 + slope) {
                 var low = Double.infinity, high = -Double.infinity
-                for (i, hit) in hits.enumerated() {
-                    intercepts[i] = Double(hit.delta) - slope * Double(hit.queryTime)
-                    low = min(low, intercepts[i])
-                    high = max(high, intercepts[i])
+                for i in intercepts.indices {
+                    let value = deltas[i] - slope * times[i]
+                    intercepts[i] = value
+                    low = min(low, value)
+                    high = max(high, value)
                 }
-                let bins = Int((high - low) / bin) + 2
-                if counts.count < bins { counts = [Int32](repeating: 0, count: bins) } else { for b in 0..<bins { counts[b] = 0 } }
-                for value in intercepts { counts[Int((value - low) / bin)] += 1 }
-                for b in 0..<(bins - 1) where Int(counts[b] + counts[b + 1]) > best?.count ?? 0 {
-                    best = (TimeLine(slope: slope, intercept: low + Double(b + 1) * bin), Int(counts[b] + counts[b + 1]))
-                }
+                let binCount = Int((high - low) / bin) + 2
+                if counts.count < binCount { counts = [Int32](repeating: 0, count: binCount) }
+                for i in intercepts.indices { bins[i] = Int((intercepts[i] - low) / bin) }
+                let pair = Self.densestPair(bins, counts: &counts)
+                if pair.count > best?.count ?? 0 { best = (TimeLine(slope: slope, intercept: low + Double(pair.first + 1) * bin), pair.count) }
             }
         }
         return best?.line
+    }
+
+    /// Values counted in bins (`bins[i]` value i's, each below `counts.count - 1`), for the two adjacent
+    /// bins holding the most: the first of them (the lower on a tie) and their count, as a scan over every
+    /// pair of bins finds them, visiting only the bins the values fill (most pairs of a sparse histogram
+    /// are empty and can win nothing). `counts` is all zero on entry and is left so.
+    static func densestPair(_ bins: [Int], counts: inout [Int32]) -> (first: Int, count: Int32) {
+        counts.withUnsafeMutableBufferPointer { counts in
+            bins.withUnsafeBufferPointer { bins in
+                for b in bins { counts[b] &+= 1 }
+                var best = (first: Int.max, count: Int32(0))
+                for b in bins {
+                    for first in (b > 0 ? b - 1 : b)...b {
+                        let count = counts[first] &+ counts[first + 1]
+                        if count > best.count || (count == best.count && first < best.first) { best = (first, count) }
+                    }
+                }
+                for b in bins { counts[b] = 0 }
+                return best
+            }
+        }
     }
 
     /// The fine search: of the slopes `around` ± each of `offsets` (within the factors), the one whose
