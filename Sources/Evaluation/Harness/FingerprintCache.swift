@@ -56,9 +56,23 @@ package struct FingerprintCache: Sendable {
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             var sealed = try algorithm.encode(print, as: .compact)
             withUnsafeBytes(of: Checksum.of(sealed).littleEndian) { sealed.append(contentsOf: $0) }
-            try sealed.write(to: file, options: .atomic)
+            try Self.replace(file, with: sealed)
         } catch {
             Console.warning(once: "cache unwritable", "fingerprint cache \(folder!.path) cannot be written (\(error.localizedDescription)); going on without it")
+        }
+    }
+
+    /// Writes `data` to a temporary file beside `file`, then renames it over `file`: a reader sees the old entry
+    /// or the new one, never part of one. Not synced to the disk (Foundation's `.atomic` syncs every file,
+    /// which held a cold benchmark's threads on the disk tens of thousands of times): an entry a crash cuts
+    /// short fails its checksum and is made again. The temporary's name is the one the sweep removes.
+    static func replace(_ file: URL, with data: Data) throws {
+        let temporary = file.deletingLastPathComponent().appendingPathComponent(".dat.nosync.\(UUID().uuidString)")
+        try data.write(to: temporary)
+        guard rename(temporary.path, file.path) == 0 else {
+            let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
         }
     }
 
