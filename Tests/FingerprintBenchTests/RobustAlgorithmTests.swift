@@ -114,14 +114,15 @@ import Testing
         let noise = SeededNoise(seed: 5)
         for (values, binCount) in [(3, 4), (20, 5_000), (500, 40), (2_000, 2_000)] {
             for _ in 0..<20 {
-                let bins = (0..<values).map { _ in noise.integer(below: binCount - 1) }
+                let drawn = (0..<values).map { _ in 100 + noise.integer(below: binCount - 1) }, smallest = drawn.min()!
                 var dense = [Int32](repeating: 0, count: binCount)
-                for b in bins { dense[b] += 1 }
+                for value in drawn { dense[value - smallest] += 1 }
                 var scanned = (first: 0, count: Int32(0))
                 for b in 0..<(binCount - 1) where dense[b] + dense[b + 1] > scanned.count { scanned = (b, dense[b] + dense[b + 1]) }
-                var counts = [Int32](repeating: 0, count: binCount)
-                let found = TimeLineMatcher.densestPair(bins, counts: &counts)
-                #expect(found.first == scanned.first && found.count == scanned.count, "\(values) values in \(binCount) bins: \(found), a scan \(scanned)")
+                var counts: [Int32] = []
+                let found = TimeLineMatcher.densestPair(drawn, bin: { $0 - $1 }, counts: &counts)
+                #expect(found.first == scanned.first && found.count == scanned.count && found.smallest == smallest,
+                        "\(values) values in \(binCount) bins: \(found), a scan \(scanned)")
                 #expect(counts.allSatisfy { $0 == 0 })
             }
         }

@@ -121,20 +121,11 @@ struct TimeLineMatcher: Sendable, Equatable {
         let low = timeFactors.lowerBound - 1, high = timeFactors.upperBound - 1, half = (high - low) / Double(2 * slopeGroups)
         // Times are integers and the shifted ones rounded: two more frames than the window.
         let width = Int32(half * Double(max(1, last.queryTime - first.queryTime)) + Double(2 * tolerance)) + 3
-        var most: Int32 = 0, shifted = [Int32](repeating: 0, count: hits.count), bins = [Int](repeating: 0, count: hits.count)
+        var most: Int32 = 0, shifted = [Int32](repeating: 0, count: hits.count)
         for group in 0..<slopeGroups {
             let slope = low + Double(2 * group + 1) * half
-            var smallest = Int32.max, largest = Int32.min
-            for (i, hit) in hits.enumerated() {
-                let value = hit.delta - Int32((slope * Double(hit.queryTime)).rounded())
-                shifted[i] = value
-                smallest = min(smallest, value)
-                largest = max(largest, value)
-            }
-            let binCount = Int((largest - smallest) / width) + 2
-            if counts.count < binCount { counts = [Int32](repeating: 0, count: binCount) }
-            for i in shifted.indices { bins[i] = Int((shifted[i] - smallest) / width) }
-            most = max(most, Self.densestPair(bins, counts: &counts).count)
+            for (i, hit) in hits.enumerated() { shifted[i] = hit.delta - Int32((slope * Double(hit.queryTime)).rounded()) }
+            most = max(most, Self.densestPair(shifted, bin: { Int(($0 - $1) / width) }, counts: &counts).count)
         }
         return Int(most)
     }
@@ -145,44 +136,40 @@ struct TimeLineMatcher: Sendable, Equatable {
     private func crowded(_ hits: [TimeHit], slopes offsets: StrideThrough<Double>, width: Double) -> TimeLine? {
         var best: (line: TimeLine, count: Int32)?
         let bin = width / 2, deltas = hits.map { Double($0.delta) }, times = hits.map { Double($0.queryTime) }
-        var intercepts = [Double](repeating: 0, count: hits.count), bins = [Int](repeating: 0, count: hits.count), counts: [Int32] = []
+        var intercepts = [Double](repeating: 0, count: hits.count), counts: [Int32] = []
         for offset in offsets {
             for slope in offset == 0 ? [0] : [offset, -offset] where timeFactors.contains(1 + slope) {
-                var low = Double.infinity, high = -Double.infinity
-                for i in intercepts.indices {
-                    let value = deltas[i] - slope * times[i]
-                    intercepts[i] = value
-                    low = min(low, value)
-                    high = max(high, value)
-                }
-                let binCount = Int((high - low) / bin) + 2
-                if counts.count < binCount { counts = [Int32](repeating: 0, count: binCount) }
-                for i in intercepts.indices { bins[i] = Int((intercepts[i] - low) / bin) }
-                let pair = Self.densestPair(bins, counts: &counts)
-                if pair.count > best?.count ?? 0 { best = (TimeLine(slope: slope, intercept: low + Double(pair.first + 1) * bin), pair.count) }
+                for i in intercepts.indices { intercepts[i] = deltas[i] - slope * times[i] }
+                let pair = Self.densestPair(intercepts, bin: { Int(($0 - $1) / bin) }, counts: &counts)
+                if pair.count > best?.count ?? 0 { best = (TimeLine(slope: slope, intercept: pair.smallest + Double(pair.first + 1) * bin), pair.count) }
             }
         }
         return best?.line
     }
 
-    /// Values counted in bins (`bins[i]` value i's, each below `counts.count - 1`), for the two adjacent
-    /// bins holding the most: the first of them (the lower on a tie) and their count, as a scan over every
-    /// pair of bins finds them, visiting only the bins the values fill (most pairs of a sparse histogram
-    /// are empty and can win nothing). `counts` is all zero on entry and is left so.
-    static func densestPair(_ bins: [Int], counts: inout [Int32]) -> (first: Int, count: Int32) {
-        counts.withUnsafeMutableBufferPointer { counts in
-            bins.withUnsafeBufferPointer { bins in
-                for b in bins { counts[b] &+= 1 }
-                var best = (first: Int.max, count: Int32(0))
-                for b in bins {
-                    for first in (b > 0 ? b - 1 : b)...b {
-                        let count = counts[first] &+ counts[first + 1]
-                        if count > best.count || (count == best.count && first < best.first) { best = (first, count) }
-                    }
+    /// `values` (at least one) counted in bins from their smallest (`bin(value, smallest)` is a value's), for
+    /// the two adjacent bins holding the most: the first of them (the lower on a tie), their count and the
+    /// smallest value, as a scan over every pair of bins finds them, visiting only the bins the values fill
+    /// (most pairs of a sparse histogram are empty and can win nothing). `counts`, the bins' scratch, grows
+    /// as needed; it is all zero on entry and is left so.
+    static func densestPair<Value: Comparable>(_ values: [Value], bin: (Value, Value) -> Int,
+                                               counts: inout [Int32]) -> (first: Int, count: Int32, smallest: Value) {
+        var smallest = values[0], largest = values[0]
+        for value in values { smallest = min(smallest, value); largest = max(largest, value) }
+        let binCount = bin(largest, smallest) + 2
+        if counts.count < binCount { counts = [Int32](repeating: 0, count: binCount) }
+        let bins = values.map { bin($0, smallest) }
+        return counts.withUnsafeMutableBufferPointer { counts in
+            for b in bins { counts[b] &+= 1 }
+            var best = (first: Int.max, count: Int32(0), smallest: smallest)
+            for b in bins {
+                for first in (b > 0 ? b - 1 : b)...b {
+                    let count = counts[first] &+ counts[first + 1]
+                    if count > best.count || (count == best.count && first < best.first) { best = (first, count, smallest) }
                 }
-                for b in bins { counts[b] = 0 }
-                return best
             }
+            for b in bins { counts[b] = 0 }
+            return best
         }
     }
 
