@@ -196,7 +196,7 @@ public struct Benchmark {
             defer { progress.advance() }
             return answer(answered[q], conditions: answered[q].negative ? [conditions[0].clean] : conditions,
                           stageContext: stageContext, cache: cache, algorithms: algorithms, catalogs: index.catalogs, trackIndex: index.trackIndex,
-                          systemFiles: systemFiles, keepPrints: answered[q].length == scalingLength)
+                          systemFiles: systemFiles, keepCleanSearches: answered[q].length == scalingLength)
         }
         progress.finish()
         return outcomes

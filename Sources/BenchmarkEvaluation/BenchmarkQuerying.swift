@@ -25,7 +25,7 @@ extension Benchmark {
     /// algorithm's catalog.
     func answer(_ query: BenchmarkQuery, conditions: [BenchmarkCondition], stageContext: StageContext, cache: FingerprintCache,
                         algorithms: [AnyAlgorithm], catalogs: [Catalog], trackIndex: [String: Int], systemFiles: SystemQueryFiles,
-                        keepPrints: Bool) -> QueryOutcome {
+                        keepCleanSearches: Bool) -> QueryOutcome {
         var outcome = QueryOutcome(answers: [], fingerprintMilliseconds: algorithms.map { _ in [] },
                                    searchMilliseconds: algorithms.map { _ in [] }, cleanSearches: algorithms.map { _ in nil })
         let keys = ContentKeys(dataset: configuration.dataset, seed: configuration.seed)
@@ -67,7 +67,7 @@ extension Benchmark {
                     answer.top = try matches(print, in: catalogs[a], algorithm: algorithm, trackIndex: trackIndex)
                     let searched = 1000 * (threadCPUSeconds() - fingerprinted)
                     outcome.searchMilliseconds[a].append(searched)
-                    if keepPrints && condition.id == BenchmarkCondition.cleanID {
+                    if keepCleanSearches && condition.id == BenchmarkCondition.cleanID {
                         outcome.cleanSearches[a] = CleanSearch(print: print, matched: answer.top.first(where: \.matched), milliseconds: searched)
                     }
                 } catch let error as FingerprintError {

@@ -161,15 +161,15 @@ struct TimeLineMatcher: Sendable, Equatable {
         let bins = values.map { bin($0, smallest) }
         return counts.withUnsafeMutableBufferPointer { counts in
             for b in bins { counts[b] &+= 1 }
-            var best = (first: Int.max, count: Int32(0), smallest: smallest)
+            var best = (first: Int.max, count: Int32(0))
             for b in bins {
                 for first in (b > 0 ? b - 1 : b)...b {
                     let count = counts[first] &+ counts[first + 1]
-                    if count > best.count || (count == best.count && first < best.first) { best = (first, count, smallest) }
+                    if count > best.count || (count == best.count && first < best.first) { best = (first, count) }
                 }
             }
             for b in bins { counts[b] = 0 }
-            return best
+            return (best.first, best.count, smallest)
         }
     }
 
