@@ -71,7 +71,7 @@ import Testing
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
-        try process.run()
+        try start(process)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, data)

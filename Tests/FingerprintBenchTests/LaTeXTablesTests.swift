@@ -116,7 +116,7 @@ import Testing
         process.currentDirectoryURL = folder
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try start(process)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "\(command.joined(separator: " ")) failed in \(folder.path) (poppler-utils: scripts/setup.sh poppler-utils)")
@@ -131,7 +131,7 @@ import Testing
         process.currentDirectoryURL = folder
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try start(process)
         process.waitUntilExit()
         return process.terminationStatus
     }

@@ -34,7 +34,7 @@ import Testing
         process.environment = ProcessInfo.processInfo.environment.merging(["FPBENCH": builtFPBench.path]) { _, new in new }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try start(process)
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "scripts/ci-reference.sh \(out.path) failed (exit status \(process.terminationStatus))")
         let tables = Self.tables(in: Self.committed)

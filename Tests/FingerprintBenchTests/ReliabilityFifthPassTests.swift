@@ -171,7 +171,7 @@ import Testing
         process.executableURL = builtFPBench
         process.arguments = ["fingerprint", "--external", try external(["/bin/sh", "-c", "exec sleep \(slow)", "{input}"]), "-a", "escapee", audio]
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try start(process)
         waited = 0
         while !running(slow) && waited < 100 { usleep(100_000); waited += 1 }
         #expect(running(slow))

@@ -26,7 +26,7 @@ import Testing
     static func reference(_ room: Room, ours: [Float], walls: ShoeboxRoom? = nil) throws -> Reference {
         let python = repositoryRoot.appendingPathComponent(".build/pyroomacoustics/bin/python")
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
-            throw unavailable("pyroomacoustics is not installed (scripts/install-pyroomacoustics.sh; scripts/test.sh runs it)")
+            try unavailable("pyroomacoustics is not installed (scripts/install-pyroomacoustics.sh; scripts/test.sh runs it)")
         }
         let raw = temporaryFolder().appendingPathComponent("ours.f32")
         try ours.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: raw)
@@ -41,7 +41,7 @@ import Testing
         process.executableURL = python
         process.arguments = [repositoryRoot.appendingPathComponent("scripts/room_reference.py").path]
         (process.standardInput, process.standardOutput) = (stdin, stdout)
-        try process.run()
+        try start(process)
         stdin.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: request))
         try stdin.fileHandleForWriting.close()
         let output = stdout.fileHandleForReading.readDataToEndOfFile()

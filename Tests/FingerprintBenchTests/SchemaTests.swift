@@ -140,7 +140,7 @@ struct SchemaValidator {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { $0.hasSuffix(".schema.json") }
         return SchemaValidator(schemas: Dictionary(uniqueKeysWithValues: try files.map { file in
             let schema = try JSON.parse(try Data(contentsOf: Self.folder.appendingPathComponent(file)))
-            guard case .string(let id)? = schema.object?["$id"] else { throw unavailable("\(file) has no $id") }
+            guard case .string(let id)? = schema.object?["$id"] else { try unavailable("\(file) has no $id") }
             return (id, schema)
         }))
     }

@@ -31,10 +31,18 @@ work=$(mktemp -d /tmp/fpbench-slurm-XXXXXX)
 started=()
 our_munged=false
 cleanup() {
-    for pid in "${started[@]}"; do kill "$pid" 2>/dev/null || true; done
     # munged by the pid it wrote, read now: on a loaded machine it can write it after the wait below gives up,
     # and the runuser wrapper does not pass the signal on.
-    if $our_munged; then kill "$(cat /run/munge/munged.pid 2>/dev/null)" 2>/dev/null || true; fi
+    if $our_munged; then started+=("$(cat /run/munge/munged.pid 2>/dev/null)"); fi
+    for pid in "${started[@]}"; do kill "$pid" 2>/dev/null || true; done
+    # A daemon that inherited a blocked SIGTERM never sees it: after 10 s it is killed outright.
+    for _ in $(seq 100); do
+        alive=false
+        for pid in "${started[@]}"; do kill -0 "$pid" 2>/dev/null && alive=true; done
+        $alive || break
+        sleep 0.1
+    done
+    for pid in "${started[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true   # every background child of this script, the runuser wrapper included
 }
 trap cleanup EXIT
