@@ -11,11 +11,13 @@
 # Extra arguments go to `fpbench run` (for example --seed 7).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh libchromaprint-tools
-# The build runs beside the datasets' downloads and renders (its modules compile mostly one after another).
+scripts/setup.sh
+# The build runs beside fpcalc's install and the datasets' downloads and renders (its modules compile mostly one
+# after another).
 build_logs=.build/logs
 source scripts/build-beside.sh
 start_build fpbench -c release --product fpbench
+scripts/setup.sh libchromaprint-tools
 scripts/fetch-dataset.sh default
 scripts/fetch-dataset.sh catalog
 finish fpbench

@@ -5,12 +5,14 @@
 # default dataset's renders depend on nothing outside their manifest (scripts/test_renders.py), builds once,
 # runs every outside system that installs here on catalog-ci (scripts/test_systems.py) and runs the whole
 # test suite once. Ends with the test runner's closing lines.
-# The tests run in release mode, as every figure the tool reports is measured (the golden fingerprints and the
-# reference runs are the same bits under -Onone and -O): the tests run six times faster than a debug build's
-# for a build two minutes longer. Their own build folder (.build-tests) keeps `swift build -c release` from rebuilding.
-# Two cores are kept busy: the build runs beside the steps that wait on the network or use one core (the
-# build's modules compile one after another), and the outside systems and the parameter campaign run beside the
-# test module's compilation. Each step says how long it took.
+# The code under test is built in release mode, as every figure the tool reports is measured (the golden
+# fingerprints and the reference runs are the same bits under -Onone and -O): the tests run six times faster than
+# a debug build's. The test module itself is compiled unoptimised (Package.swift). Their own build folder
+# (.build-tests) keeps `swift build -c release` from rebuilding.
+# Two cores are kept busy: the build starts once its own packages are in and runs beside the steps that wait on
+# the network or use one core (the tests' packages, the datasets, pyroomacoustics; the build's modules compile
+# one after another), and the outside systems and the parameter campaign run beside each other and the test
+# module's compilation. Each step says how long it took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=(-c release --scratch-path .build-tests -Xswiftc -enable-testing)
@@ -18,9 +20,10 @@ timed() { local start=$SECONDS; "$@"; echo "test: $* took $((SECONDS - start)) s
 build_logs=.build-tests/logs
 source scripts/build-beside.sh
 
-timed scripts/setup.sh fluidsynth timidity chromium ffmpeg libchromaprint-tools python3-torch python3-numpy texlive-latex-recommended poppler-utils python3-pandas python3-matplotlib
+timed scripts/setup.sh  # what the build needs; the tests' own packages install beside it
 SECONDS=0
 start_build tool "${build[@]}" --product fpbench
+timed scripts/setup.sh fluidsynth timidity chromium ffmpeg libchromaprint-tools python3-torch python3-numpy texlive-latex-recommended poppler-utils python3-pandas python3-matplotlib
 timed scripts/fetch-dataset.sh ci
 timed scripts/fetch-dataset.sh catalog-ci
 timed scripts/install-pyroomacoustics.sh  # the reference the room model is tested against (RoomModelTests)
@@ -35,11 +38,14 @@ finish tool
 echo "test: fpbench built after $SECONDS s" >&2
 fpbench="$(swift build "${build[@]}" --show-bin-path)/fpbench"
 start_build tests "${build[@]}" --build-tests
-# Each outside system of Systems/ that installs here (Debian, PyPI) run on catalog-ci; the others are skipped with the reason.
-timed python3 scripts/test_systems.py "$fpbench"
+# Each outside system of Systems/ that installs here (Debian, PyPI) run on catalog-ci; the others are skipped with the
+# reason. Beside the parameter campaign: it waits on the network as much as it computes.
+timed python3 scripts/test_systems.py "$fpbench" &
+systems=$!
 # Every --set of every algorithm and every stage field with hostile values: each call ends by itself, within
 # 5 minutes and 2 GB, with an answer or a one-line reason (issue 58).
 timed python3 scripts/parameter_campaign.py "$fpbench" --stages
+wait "$systems" || { echo "test: scripts/test_systems.py failed" >&2; exit 1; }
 finish tests
 echo "test: the tests built after $SECONDS s" >&2
 swift test "${build[@]}" --skip-build
