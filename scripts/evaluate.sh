@@ -11,16 +11,16 @@
 # Extra arguments go to `fpbench run` (for example --seed 7).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
 # The build runs beside fpcalc's install and the datasets' downloads and renders (its modules compile mostly one
-# after another).
+# after another). Each step says how long it took.
 build_logs=.build/logs
 source scripts/build-beside.sh
+timed scripts/setup.sh
 start_build fpbench -c release --product fpbench
-scripts/setup.sh libchromaprint-tools
-scripts/fetch-dataset.sh default
-scripts/fetch-dataset.sh catalog
-finish fpbench
-.build/release/fpbench run --dataset default --external Algorithms/chromaprint-fpcalc.json --queries-per-source 10 --keep-audio failures --out Reports/latest "$@"
-.build/release/fpbench benchmark --dataset catalog --scaling --keep-audio failures --out Reports/latest/benchmark \
+timed scripts/setup.sh libchromaprint-tools
+timed scripts/fetch-dataset.sh default
+timed scripts/fetch-dataset.sh catalog
+timed finish fpbench
+timed .build/release/fpbench run --dataset default --external Algorithms/chromaprint-fpcalc.json --queries-per-source 10 --keep-audio failures --out Reports/latest "$@"
+timed .build/release/fpbench benchmark --dataset catalog --scaling --keep-audio failures --out Reports/latest/benchmark \
     --algorithms constellation haitsma-kalker waveprint panako panako@dense quads nafp-small

@@ -16,7 +16,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=(-c release --scratch-path .build-tests -Xswiftc -enable-testing)
-timed() { local start=$SECONDS; "$@"; echo "test: $* took $((SECONDS - start)) s" >&2; }
 build_logs=.build-tests/logs
 source scripts/build-beside.sh
 
