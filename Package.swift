@@ -56,8 +56,8 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The tests' own code is compiled unoptimised, file by file on every core: the code they test is the
-        // release build's, and the suite runs as fast (153 s against 150 s here) for a test module built in
-        // 74 s instead of 136 s (docs/speed.md, "The tool's own loop").
+        // release build's, the suite runs as fast and its module builds in half the time (docs/speed.md,
+        // "The tool's own loop", has the figures).
         .testTarget(name: "FingerprintBenchTests", dependencies: ["fpbench", "Fingerprinting", "AudioIO", "DSP", "CGSL", "Degradation", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Sweeps", "Reporting"],
                     path: "Tests/FingerprintBenchTests", swiftSettings: [.unsafeFlags(["-Onone", "-no-whole-module-optimization"])]),
     ]
