@@ -153,24 +153,36 @@ def describe(entry, sound_sets, archives):
                 f"({s['config']}, {len(s.get('substitutes', {}))} substitutes)")
     return f"{entry['tool']} from {', '.join(entry.get('inputs', []))}"
 
+def first_seconds(argv, entry, env, tool):
+    """The first keepSeconds of raw 16-bit stereo a synthesizer writes on stdout; it is stopped there (a piece
+    can loop for half an hour, and what it plays later cannot change what it played first)."""
+    rate, keep = entry["sampleRate"], int(entry["keepSeconds"] * entry["sampleRate"]) * 4
+    with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a chatty synthesizer cannot block on it
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errors, env=env)
+        with p.stdout:
+            frames = p.stdout.read(keep)
+        p.kill(); p.wait()
+        errors.seek(0)
+        said = errors.read().decode(errors="replace").strip()[-300:]
+    if len(frames) < keep:
+        raise RenderError(f"render {entry['path']}: {tool} gave {len(frames) // 4 / rate:.1f} s, {entry['keepSeconds']} s needed"
+                          + (f": {said}" if said else ""))
+    return frames
+
 def render_fluidsynth(entry, audio, out, tmp):
-    # fluidsynth's offline render is deterministic (synth.cpu-cores defaults to 1); the whole piece is rendered,
-    # then trimmed. `-f` an empty file: else it runs ~/.fluidsynth or /etc/fluidsynth.conf, which can set gain,
-    # reverb, or load another soundfont.
-    settings, full = os.path.join(tmp, "empty.fluidsynth"), os.path.join(tmp, "full.wav")
+    # fluidsynth's offline render is deterministic (synth.cpu-cores defaults to 1): raw little-endian 16-bit
+    # stereo on stdout, cut after keepSeconds. `-f` an empty file: else it runs ~/.fluidsynth or
+    # /etc/fluidsynth.conf, which can set gain, reverb, or load another soundfont.
+    settings = os.path.join(tmp, "empty.fluidsynth")
     open(settings, "w").close()
-    run = subprocess.run(["fluidsynth", "-ni", "-q", "-f", settings, "-g", str(entry["gain"]), "-r", str(entry["sampleRate"]),
-                          "-F", full, os.path.join(audio, entry["soundfont"]), os.path.join(audio, entry["midi"])],
-                         env=clean_env(tmp), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if run.returncode != 0 or not os.path.exists(full):
-        raise RenderError(f"render {entry['path']}: fluidsynth exited {run.returncode}: {run.stderr.strip()[-300:]}")
-    channels, width, rate, frames = read_wav(full)
-    write_wav(out, channels, width, rate, frames[: int(entry["keepSeconds"] * rate) * channels * width])
+    argv = ["fluidsynth", "-ni", "-q", "-f", settings, "-g", str(entry["gain"]), "-r", str(entry["sampleRate"]),
+            "-T", "raw", "-O", "s16", "-E", "little", "-F", "-", os.path.join(audio, entry["soundfont"]), os.path.join(audio, entry["midi"])]
+    write_wav(out, 2, 2, entry["sampleRate"], first_seconds(argv, entry, clean_env(tmp), "fluidsynth"))
 
 def render_timidity(entry, audio, out, tmp, sound_set, patches):
     # TiMidity++ with a GUS patch set unpacked from its package: a second synthesizer and sound set, independent of
-    # fluidsynth's. Deterministic; raw 16-bit stereo on stdout, cut after keepSeconds (a piece can loop for half an
-    # hour). A piece that plays an instrument without a patch is refused: TiMidity++ would leave it silent.
+    # fluidsynth's. Deterministic; raw 16-bit stereo on stdout, cut after keepSeconds. A piece that plays an
+    # instrument without a patch is refused: TiMidity++ would leave it silent.
     config_text, midi = timidity_config(sound_set, patches), os.path.join(audio, entry["midi"])
     silent = silent_instruments(midi, config_text)
     if silent:
@@ -182,14 +194,7 @@ def render_timidity(entry, audio, out, tmp, sound_set, patches):
     os.makedirs(private_etc)
     argv, unsafe = hermetic_timidity(["timidity", "-c", config, "-Or1sl", "-s", str(entry["sampleRate"]), "-o", "-", midi],
                                      private_etc)
-    rate, keep = entry["sampleRate"], int(entry["keepSeconds"] * entry["sampleRate"]) * 4
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=clean_env(tmp))
-    with p.stdout:
-        frames = p.stdout.read(keep)
-    p.kill(); p.wait()
-    if len(frames) < keep:
-        raise RenderError(f"render {entry['path']}: timidity gave {len(frames) // 4 / rate:.1f} s, {entry['keepSeconds']} s needed")
-    write_wav(out, 2, 2, rate, frames)
+    write_wav(out, 2, 2, entry["sampleRate"], first_seconds(argv, entry, clean_env(tmp), "timidity"))
     return unsafe
 
 def render_babble(entry, audio, out):
