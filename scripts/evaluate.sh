@@ -12,14 +12,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The build runs beside fpcalc's install and the datasets' downloads and renders (its modules compile mostly one
-# after another). Each step says how long it took.
+# after another); the datasets run at the lowest priority, so the build, the longer path, keeps the cores it can
+# use and they take what it leaves. Each step says how long it took.
 build_logs=.build/logs
 source scripts/build-beside.sh
 timed scripts/setup.sh
 start_build fpbench -c release --product fpbench
 timed scripts/setup.sh libchromaprint-tools
-timed scripts/fetch-dataset.sh default
-timed scripts/fetch-dataset.sh catalog
+timed nice -n 19 scripts/fetch-dataset.sh default
+timed nice -n 19 scripts/fetch-dataset.sh catalog
 timed finish fpbench
 timed .build/release/fpbench run --dataset default --external Algorithms/chromaprint-fpcalc.json --queries-per-source 10 --keep-audio failures --out Reports/latest "$@"
 timed .build/release/fpbench benchmark --dataset catalog --scaling --keep-audio failures --out Reports/latest/benchmark \

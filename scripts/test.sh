@@ -9,10 +9,10 @@
 # fingerprints and the reference runs are the same bits under -Onone and -O): the tests run six times faster than
 # a debug build's. The test module itself is compiled unoptimised (Package.swift). Their own build folder
 # (.build-tests) keeps `swift build -c release` from rebuilding.
-# Two cores are kept busy: the build starts once its own packages are in and runs beside the steps that wait on
-# the network or use one core (the tests' packages, the datasets, pyroomacoustics; the build's modules compile
-# one after another), and the outside systems and the parameter campaign run beside each other and the test
-# module's compilation. Each step says how long it took.
+# Two cores are kept busy: the builds (the tool, then the tests) start once their own packages are in and run beside
+# the steps that wait on the network or use one core (the tests' packages, the datasets, pyroomacoustics; the
+# build's modules compile one after another), and the outside systems and the parameter campaign run beside each
+# other and what is left of the tests' build. Each step says how long it took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=(-c release --scratch-path .build-tests -Xswiftc -enable-testing)
@@ -22,6 +22,7 @@ source scripts/build-beside.sh
 timed scripts/setup.sh  # what the build needs; the tests' own packages install beside it
 SECONDS=0
 start_build tool "${build[@]}" --product fpbench
+start_build tests "${build[@]}" --build-tests  # as soon as the tool is built, beside the steps below
 timed scripts/setup.sh fluidsynth timidity chromium ffmpeg libchromaprint-tools python3-torch python3-numpy texlive-latex-recommended poppler-utils python3-pandas python3-matplotlib
 timed scripts/fetch-dataset.sh ci
 timed scripts/fetch-dataset.sh catalog-ci
@@ -35,8 +36,7 @@ timed python3 scripts/peer_tables.py --check  # docs/systems.md's and the README
 timed /usr/bin/python3 scripts/train_nafp_small.py smoke
 finish tool
 echo "test: fpbench built after $SECONDS s" >&2
-fpbench="$(swift build "${build[@]}" --show-bin-path)/fpbench"
-start_build tests "${build[@]}" --build-tests
+fpbench="$PWD/.build-tests/release/fpbench"  # not `swift build --show-bin-path`: it would wait for the tests' build
 # Each outside system of Systems/ that installs here (Debian, PyPI) run on catalog-ci; the others are skipped with the
 # reason. Beside the parameter campaign: it waits on the network as much as it computes.
 timed python3 scripts/test_systems.py "$fpbench" &
