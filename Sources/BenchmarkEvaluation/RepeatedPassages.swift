@@ -26,6 +26,9 @@ public struct RepeatedPassage: Sendable, Codable, Equatable, Hashable {
 struct Passages: Hashable, Comparable {
     var track: Int, start: Double, other: Double, length: Double
 
+    /// The truth's passage alone: what every answer elsewhere in its track is compared with.
+    var truth: Passages { Passages(track: track, start: start, other: start, length: length) }
+
     static func < (a: Passages, b: Passages) -> Bool { (a.track, a.start, a.other, a.length) < (b.track, b.start, b.other, b.length) }
 }
 
@@ -48,13 +51,61 @@ public enum RepeatedPassages {
     /// frames, of `truth`'s log spectrogram with as many frames of `other`'s, each band's mean removed (so a
     /// passage's timbre alone does not make it alike). `other` holds `lag` frames of margin on each side.
     public static func similarity(truth: [Float], other: [Float], lag: Int) -> Double? {
-        let a = logSpectrogram(truth), b = logSpectrogram(other)
-        guard a.rows > 0, b.rows >= a.rows else { return nil }
-        let width = bins.count, centred = centredNormalised(a.values, rows: a.rows, width: width)
-        return (0...(b.rows - a.rows)).filter { abs($0 - lag) <= lag }.map { shift in
-            let window = centredNormalised(Array(b.values[(shift * width)..<((shift + a.rows) * width)]), rows: a.rows, width: width)
-            return Double(zip(centred, window).reduce(Float(0)) { $0 + $1.0 * $1.1 })
-        }.max()
+        Truth(truth).similarity(other: other, lag: lag)
+    }
+
+    /// The truth's passage analysed once, for every answered passage it is compared with.
+    struct Truth {
+        let rows: Int
+        let centred: [Float]
+
+        init(_ samples: [Float]) {
+            let a = logSpectrogram(samples)
+            rows = a.rows
+            centred = centredNormalised(a.values[...], rows: a.rows, width: bins.count)
+        }
+
+        func similarity(other: [Float], lag: Int) -> Double? {
+            let b = logSpectrogram(other)
+            guard rows > 0, b.rows >= rows else { return nil }
+            let shifts = (0...(b.rows - rows)).filter { abs($0 - lag) <= lag }
+            return stride(from: 0, to: shifts.count, by: 8).flatMap { first in
+                correlations(b, from: shifts[first], count: min(8, shifts.count - first)).map(Double.init)
+            }.max()
+        }
+
+        /// The correlations of the truth with `other`'s `rows` frames from each of `count` (at most 8) shifts on
+        /// from `first`, each as `centredNormalised` and a sum of products in order would make it, side by side:
+        /// lane k holds shift first + k's sums, added in the same order as alone (the same bits, a pass for all).
+        func correlations(_ other: Matrix, from first: Int, count: Int) -> ArraySlice<Float> {
+            let width = other.columns, padded = other.rows + 8
+            // Column by column, so a column's frames at eight shifts are eight floats in a row.
+            var columns = [Float](repeating: 0, count: width * padded)
+            for r in 0..<other.rows { for c in 0..<width { columns[c * padded + r] = other.values[r * width + c] } }
+            var means = [SIMD8<Float>](repeating: .zero, count: width), squares = SIMD8<Float>.zero, products = SIMD8<Float>.zero
+            let divisor = SIMD8<Float>(repeating: Float(rows))
+            columns.withUnsafeBytes { frames in
+                means.withUnsafeMutableBufferPointer { means in
+                    centred.withUnsafeBufferPointer { truth in
+                        func frame(_ r: Int, _ c: Int) -> SIMD8<Float> {
+                            frames.loadUnaligned(fromByteOffset: 4 * (c * padded + first + r), as: SIMD8<Float>.self)
+                        }
+                        for r in 0..<rows { for c in 0..<width { means[c] += frame(r, c) / divisor } }
+                        for r in 0..<rows {
+                            for c in 0..<width {
+                                let centred = frame(r, c) - means[c]
+                                squares += centred * centred
+                            }
+                        }
+                        let norm = squares.squareRoot(), scale = SIMD8<Float>(repeating: 1).replacing(with: norm, where: norm .> 0)
+                        for r in 0..<rows {
+                            for c in 0..<width { products += SIMD8(repeating: truth[r * width + c]) * ((frame(r, c) - means[c]) / scale) }
+                        }
+                    }
+                }
+            }
+            return (0..<8).map { products[$0] }.prefix(count)
+        }
     }
 
     /// Log power in `bins`, one row per frame.
@@ -66,19 +117,26 @@ public enum RepeatedPassages {
     }
 
     /// Each column's mean removed, then scaled to unit length as a whole.
-    static func centredNormalised(_ values: [Float], rows: Int, width: Int) -> [Float] {
+    static func centredNormalised(_ values: ArraySlice<Float>, rows: Int, width: Int) -> [Float] {
         // Row by row, column by column: each sum in the order of one pass over the values, without a remainder per value.
-        let rowStarts = stride(from: 0, to: values.count, by: width)
-        var means = [Float](repeating: 0, count: width), centred = values, squares: Float = 0
-        for start in rowStarts { for c in 0..<min(width, values.count - start) { means[c] += values[start + c] / Float(rows) } }
-        for start in rowStarts {
-            for c in 0..<min(width, values.count - start) {
-                centred[start + c] -= means[c]
-                squares += centred[start + c] * centred[start + c]
+        var means = [Float](repeating: 0, count: width), centred = Array(values), squares: Float = 0
+        let count = centred.count, divisor = Float(rows)
+        means.withUnsafeMutableBufferPointer { means in
+            centred.withUnsafeMutableBufferPointer { centred in
+                for start in stride(from: 0, to: count, by: width) {
+                    for c in 0..<min(width, count - start) { means[c] += centred[start + c] / divisor }
+                }
+                for start in stride(from: 0, to: count, by: width) {
+                    for c in 0..<min(width, count - start) {
+                        centred[start + c] -= means[c]
+                        squares += centred[start + c] * centred[start + c]
+                    }
+                }
+                let norm = sqrt(squares)
+                if norm > 0 { for i in 0..<count { centred[i] /= norm } }
             }
         }
-        let norm = sqrt(squares)
-        return norm > 0 ? centred.map { $0 / norm } : centred
+        return centred
     }
 
     /// The passage pairs of `r`'s wrong-offset answers, each once, in order: the top answer (what calibrated
@@ -97,20 +155,24 @@ public enum RepeatedPassages {
         return pairs.sorted()
     }
 
-    /// Those of `r`'s pairs whose passages are one repeated, read from `path(track)` at 8 kHz.
+    /// Those of `r`'s pairs whose passages are one repeated, read from `path(track)` at 8 kHz; each truth's
+    /// passage is read and analysed once for all the answers that landed elsewhere in its track.
     public static func judge(_ r: BenchmarkResults, path: (String) -> String, threads: Int) -> [RepeatedPassage] {
         let lag = lagFrames(r.spec.offsetTolerance), margin = Double(lag * stft.hop) / sampleRate
-        let pairs = Self.pairs(r)
-        return parallelMap(pairs.count, threads: threads) { i -> RepeatedPassage? in
-            let pair = pairs[i]
-            let file = path(r.catalog.tracks[pair.track]), seconds = r.catalog.trackSeconds[pair.track]
-            guard pair.start >= 0, pair.other - margin >= 0, pair.other + pair.length + margin <= seconds,
-                  let truth = try? AudioReader.read(file, sampleRate: sampleRate, window: TimeWindow(start: pair.start, duration: pair.length)),
-                  let other = try? AudioReader.read(file, sampleRate: sampleRate, window: TimeWindow(start: pair.other - margin, duration: pair.length + 2 * margin)),
-                  let similarity = Self.similarity(truth: truth.samples, other: other.samples, lag: lag), similarity >= threshold else { return nil }
-            return RepeatedPassage(track: pair.track, start: pair.start, other: pair.other, length: pair.length,
-                                   similarity: (similarity * 1000).rounded() / 1000)
-        }.compactMap { $0 }
+        let truths = Dictionary(grouping: Self.pairs(r), by: \.truth).values.sorted { $0[0] < $1[0] }
+        return parallelMap(truths.count, threads: threads) { i -> [RepeatedPassage] in
+            let first = truths[i][0], file = path(r.catalog.tracks[first.track]), seconds = r.catalog.trackSeconds[first.track]
+            guard first.start >= 0,
+                  let read = try? AudioReader.read(file, sampleRate: sampleRate, window: TimeWindow(start: first.start, duration: first.length)) else { return [] }
+            let truth = Truth(read.samples)
+            return truths[i].compactMap { pair in
+                guard pair.other - margin >= 0, pair.other + pair.length + margin <= seconds,
+                      let other = try? AudioReader.read(file, sampleRate: sampleRate, window: TimeWindow(start: pair.other - margin, duration: pair.length + 2 * margin)),
+                      let similarity = truth.similarity(other: other.samples, lag: lag), similarity >= threshold else { return nil }
+                return RepeatedPassage(track: pair.track, start: pair.start, other: pair.other, length: pair.length,
+                                       similarity: (similarity * 1000).rounded() / 1000)
+            }
+        }.joined().sorted { $0.passages < $1.passages }
     }
 
     /// The repeats of merged parts: those of their judgements the merged answers use (nil when a part was not judged).
