@@ -69,19 +69,24 @@ public enum RepeatedPassages {
             let b = logSpectrogram(other)
             guard rows > 0, b.rows >= rows else { return nil }
             let shifts = (0...(b.rows - rows)).filter { abs($0 - lag) <= lag }
-            return stride(from: 0, to: shifts.count, by: 8).flatMap { first in
-                correlations(b, from: shifts[first], count: min(8, shifts.count - first)).map(Double.init)
-            }.max()
+            return correlations(b, shifts: shifts).map(Double.init).max()
         }
 
-        /// The correlations of the truth with `other`'s `rows` frames from each of `count` (at most 8) shifts on
-        /// from `first`, each as `centredNormalised` and a sum of products in order would make it, side by side:
-        /// lane k holds shift first + k's sums, added in the same order as alone (the same bits, a pass for all).
-        func correlations(_ other: Matrix, from first: Int, count: Int) -> ArraySlice<Float> {
-            let width = other.columns, padded = other.rows + 8
+        /// The correlations of the truth with `other`'s `rows` frames from each of `shifts` (consecutive), each as
+        /// `centredNormalised` and a sum of products in order would make it, eight side by side: lane k holds
+        /// one shift's sums, added in the same order as alone (the same bits, a pass for eight).
+        func correlations(_ other: Matrix, shifts: [Int]) -> [Float] {
+            let padded = other.rows + 8
             // Column by column, so a column's frames at eight shifts are eight floats in a row.
-            var columns = [Float](repeating: 0, count: width * padded)
-            for r in 0..<other.rows { for c in 0..<width { columns[c * padded + r] = other.values[r * width + c] } }
+            var columns = [Float](repeating: 0, count: other.columns * padded)
+            for r in 0..<other.rows { for c in 0..<other.columns { columns[c * padded + r] = other.values[r * other.columns + c] } }
+            return stride(from: 0, to: shifts.count, by: 8).flatMap { first in
+                eightCorrelations(columns, padded: padded, width: other.columns, from: shifts[first]).prefix(min(8, shifts.count - first))
+            }
+        }
+
+        /// Lane k: the correlation at shift `first` + k, from `other`'s frames stored column by column.
+        private func eightCorrelations(_ columns: [Float], padded: Int, width: Int, from first: Int) -> [Float] {
             var means = [SIMD8<Float>](repeating: .zero, count: width), squares = SIMD8<Float>.zero, products = SIMD8<Float>.zero
             let divisor = SIMD8<Float>(repeating: Float(rows))
             columns.withUnsafeBytes { frames in
@@ -104,7 +109,7 @@ public enum RepeatedPassages {
                     }
                 }
             }
-            return (0..<8).map { products[$0] }.prefix(count)
+            return (0..<8).map { products[$0] }
         }
     }
 

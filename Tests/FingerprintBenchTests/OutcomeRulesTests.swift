@@ -1,4 +1,4 @@
-import BenchmarkEvaluation
+@testable import BenchmarkEvaluation
 import DSP
 import Evaluation
 import Fingerprinting
@@ -139,6 +139,21 @@ import Testing
             let frequency = 200 * pow(2, Double(random.integer(below: 36)) / 12)
             return (0..<note).map { Float(0.4 * sin(2 * .pi * frequency * Double($0) / rate)) }
         }.enumerated().map { $1 + Float(0.01 * sin(Double($0) * 1.7)) }
+    }
+
+    /// The rule's correlations, eight shifts side by side, are each shift's alone bit for bit: its window
+    /// centred and normalised by `centredNormalised`, the products summed in order (19 shifts: three passes,
+    /// the last one part empty).
+    @Test func shiftsSideBySideAreEachShiftAlone() {
+        let a = Self.melody(seed: 4, seconds: 3), b = Self.melody(seed: 5, seconds: 4)
+        let truth = RepeatedPassages.Truth(a), other = RepeatedPassages.logSpectrogram(b), width = other.columns
+        let shifts = Array(5..<24)
+        let alone = shifts.map { shift in
+            zip(truth.centred, RepeatedPassages.centredNormalised(other.values[(shift * width)..<((shift + truth.rows) * width)],
+                                                                 rows: truth.rows, width: width)).reduce(Float(0)) { $0 + $1.0 * $1.1 }
+        }
+        #expect(truth.correlations(other, shifts: shifts).map(\.bitPattern) == alone.map(\.bitPattern))
+        #expect(Set(alone).count > 10, "the shifts correlate differently: the test can tell them apart")
     }
 
     /// The repeated-passage rule on a track built as A B A C: the answer on A's second copy (0.2 s off it,
