@@ -8,7 +8,7 @@ path, an archive file name with a folder, and a file whose checksum does not mat
 with nothing written outside the dataset's audio folder and no command run. The same manifest with honest
 values builds, so the refusals are not the script failing for another reason.
 """
-import copy, json, os, shutil, subprocess, sys, tempfile, unittest
+import copy, hashlib, json, os, shutil, subprocess, sys, tempfile, unittest
 
 SCRIPTS = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.join(SCRIPTS, "..", "Datasets", "ci", "manifest.json")
@@ -137,6 +137,63 @@ class HostileManifests(unittest.TestCase):
         text = timidity_config({"config": "timidity.cfg", "patchFolder": "p", "archive": "a"}, self.work)
         self.assertNotIn("|", text)
         self.assertIn("0 piano.pat", text)
+
+class DebianArchives(unittest.TestCase):
+    """A Debian archive's wanted members come out of its data tarball read as a stream, which stops after the
+    last wanted member; a member it lacks is named; a damaged archive is refused. On a package built here."""
+    def setUp(self):
+        self.work = tempfile.mkdtemp(prefix="fpbench-test-debs-")
+        self.addCleanup(shutil.rmtree, self.work, True)
+        tree = os.path.join(self.work, "tree")
+        os.makedirs(os.path.join(tree, "DEBIAN"))
+        os.makedirs(os.path.join(tree, "usr", "share", "sounds"))
+        with open(os.path.join(tree, "DEBIAN", "control"), "w") as f:
+            f.write("Package: fpbench-test\nVersion: 1.0\nArchitecture: all\nMaintainer: t <t@t>\nDescription: t\n")
+        self.contents = {}
+        for i, name in enumerate(["a.wav", "b.wav", "c.wav"]):
+            member = f"usr/share/sounds/{name}"
+            self.contents[member] = os.urandom(200_000 + i)
+            with open(os.path.join(tree, member), "wb") as f:
+                f.write(self.contents[member])
+        self.deb = os.path.join(self.work, "fpbench-test_1.0_all.deb")
+        subprocess.run(["dpkg-deb", "--build", "-Zxz", tree, self.deb], check=True, capture_output=True)
+        sys.path.insert(0, SCRIPTS)
+        import fetch_dataset
+        self.fetch_dataset = fetch_dataset
+
+    def test_wanted_members_come_out_whole_and_nothing_else(self):
+        members = ["usr/share/sounds/a.wav", "usr/share/sounds/c.wav"]
+        self.assertEqual(self.fetch_dataset.extract(self.deb, members), {m: self.contents[m] for m in members})
+        first = ["usr/share/sounds/a.wav"]  # the stream is left after it: the rest is never needed
+        self.assertEqual(self.fetch_dataset.extract(self.deb, first), {first[0]: self.contents[first[0]]})
+
+    def test_a_missing_member_is_absent_and_a_damaged_archive_is_refused(self):
+        self.assertEqual(self.fetch_dataset.extract(self.deb, ["usr/share/sounds/none.wav"]), {})
+        damaged = os.path.join(self.work, "damaged.deb")
+        with open(self.deb, "rb") as f, open(damaged, "wb") as g:
+            g.write(f.read()[:100_000])
+        with self.assertRaises(SystemExit):
+            self.fetch_dataset.extract(damaged, ["usr/share/sounds/c.wav"])
+
+    def test_a_cached_debian_archive_builds_its_dataset_without_apt(self):
+        with open(self.deb, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        member = "usr/share/sounds/b.wav"
+        manifest = {"name": "t", "archives": [{"id": "t", "kind": "debian", "package": "fpbench-test", "version": "1.0",
+                                               "file": os.path.basename(self.deb), "sha256": digest}],
+                    "files": [{"path": "t/b.wav", "archive": "t", "member": member,
+                               "sha256": hashlib.sha256(self.contents[member]).hexdigest()}]}
+        os.makedirs(os.path.join(self.work, "data", "cache"))
+        shutil.copy(self.deb, os.path.join(self.work, "data", "cache"))
+        os.makedirs(os.path.join(self.work, "data", "set"))
+        path = os.path.join(self.work, "data", "set", "manifest.json")
+        with open(path, "w") as f:
+            json.dump(manifest, f)
+        run = subprocess.run([sys.executable, os.path.join(SCRIPTS, "fetch_dataset.py"), path], capture_output=True, text=True, timeout=120)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertNotIn("downloading", run.stderr)
+        with open(os.path.join(self.work, "data", "set", "audio", "t", "b.wav"), "rb") as f:
+            self.assertEqual(f.read(), self.contents[member])
 
 class TrainingData(unittest.TestCase):
     """The learned fingerprint's training music shares no package with anything it is judged on: the catalog, its
