@@ -74,19 +74,29 @@ public struct ShoeboxRoom: Sendable, Equatable {
     /// they do in that band would give at every frequency. Summed in the order the images are visited (a
     /// fixed order), one number per band and sample; the air at the distance each sample stands for.
     public func bandResponses(source: SIMD3<Double>, microphone: SIMD3<Double>, sampleRate: Double) -> [[Double]] {
-        let gains = bandGains
-        var responses = [[Double]](repeating: [], count: gains.count)
-        forEachArrival(source: source, microphone: microphone, sampleRate: sampleRate) { sample, order, distance in
-            if sample >= responses[0].count {
-                for b in responses.indices { responses[b].append(contentsOf: repeatElement(0, count: max(sample + 1, 2 * responses[b].count) - responses[b].count)) }
+        let gains = bandGains, bands = gains.count
+        // Sample by sample, each sample's bands side by side (and the gains order by order), written through
+        // pointers: the same sums in the same order as one array per band, without an array's checks per image.
+        let orderGains = (0..<gains[0].count).flatMap { order in gains.map { $0[order] } }
+        var arrivals = UnsafeMutableBufferPointer<Double>.allocate(capacity: 0)
+        defer { arrivals.deallocate() }
+        orderGains.withUnsafeBufferPointer { orderGains in
+            forEachArrival(source: source, microphone: microphone, sampleRate: sampleRate) { sample, order, distance in
+                if (sample + 1) * bands > arrivals.count {
+                    let grown = UnsafeMutableBufferPointer<Double>.allocate(capacity: max(sample + 1, 2 * arrivals.count / bands) * bands)
+                    _ = grown.initialize(from: arrivals)
+                    grown[arrivals.count...].initialize(repeating: 0)
+                    arrivals.deallocate()
+                    arrivals = grown
+                }
+                let spread = 1 / (4 * .pi * max(distance, 1e-3))
+                for b in 0..<bands { arrivals[sample * bands + b] += orderGains[order * bands + b] * spread }
             }
-            let spread = 1 / (4 * .pi * max(distance, 1e-3))
-            for b in responses.indices { responses[b][sample] += gains[b][order] * spread }
         }
-        let length = (responses[0].lastIndex { $0 != 0 } ?? -1) + 1
-        return responses.indices.map { b in
+        let length = ((0..<arrivals.count / bands).last { arrivals[$0 * bands] != 0 } ?? -1) + 1
+        return (0..<bands).map { b in
             let metres = Self.speedOfSound / sampleRate, m = air.isEmpty ? 0 : air[b]
-            return (0..<length).map { responses[b][$0] * (m == 0 ? 1 : exp(-0.5 * m * Double($0) * metres)) }
+            return (0..<length).map { arrivals[$0 * bands + b] * (m == 0 ? 1 : exp(-0.5 * m * Double($0) * metres)) }
         }
     }
 
@@ -110,7 +120,7 @@ public struct ShoeboxRoom: Sendable, Equatable {
         return (2 * n + 1) * (2 * n * n + 2 * n + 3) / 3
     }
 
-    /// The most image sources a room may visit: about a minute of work per response (a 5 × 4 × 2.6 m room up
+    /// The most image sources a room may visit: about half a minute of work per response (a 5 × 4 × 2.6 m room up
     /// to an RT60 of about 2.7 s; the documented sweep stops at 2.6 s).
     public static let imageLimit = 100_000_000.0
 

@@ -94,7 +94,7 @@ public struct SimulatedRoom: Degradation {
             let room = ShoeboxRoom(size: stage.size, absorption: absorption, air: air, maximumOrder: order)
             guard room.imageCount <= ShoeboxRoom.imageLimit else {
                 throw RoomError(description: String(format: "room: a %g × %g × %g m room reverberating for %g s needs %.0f million image sources, "
-                                                    + "more than the %.0f million (about a minute's work) the model visits; make the room larger or the time shorter",
+                                                    + "more than the %.0f million (about half a minute's work) the model visits; make the room larger or the time shorter",
                                                     stage.size.x, stage.size.y, stage.size.z, stage.rt60, room.imageCount / 1e6, ShoeboxRoom.imageLimit / 1e6))
             }
             let measured = Self.reverberationTimes(room, source: source, microphone: microphone)
