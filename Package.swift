@@ -33,8 +33,12 @@ let package = Package(
         .target(name: "CKernels", path: "Sources/CKernels"),
         // Nearest vectors by inner product: exact by our own kernel, approximate through FAISS (libfaiss-dev: a static
         // C++ library without its C API, so the shim is ours); OpenBLAS (libopenblas-serial-dev) draws synthetic vectors.
+        // The serial OpenBLAS first, where Debian installed it: the threaded variant, which Debian prefers when both are
+        // present, starts a thread at load that spins for about 0.1 CPU s in every process, and again after each product.
         .target(name: "CVectorSearch", path: "Sources/CVectorSearch",
-                linkerSettings: [.linkedLibrary("faiss"), .linkedLibrary("openblas"), .linkedLibrary("gomp")]),
+                linkerSettings: [.linkedLibrary("faiss"), .linkedLibrary("openblas"), .linkedLibrary("gomp"),
+                                 .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "/usr/lib/x86_64-linux-gnu/openblas-serial",
+                                               "-Xlinker", "-rpath", "-Xlinker", "/usr/lib/aarch64-linux-gnu/openblas-serial"])]),
         .target(name: "AudioIO", dependencies: ["CFFmpeg", "CSndFile", "CSoxr"]),
         .target(name: "DSP", dependencies: ["CFFTW", "CGSL"]),
         .target(name: "Fingerprinting", dependencies: ["AudioIO", "DSP", "CXXHash", "CVectorSearch", "CCrypto", "CKernels"],

@@ -124,6 +124,23 @@ import Testing
 /// agrees with FAISS's approximate search on the top answer;
 /// its index file round-trips, FAISS's part included, and a flipped byte is caught by its checksum.
 @Suite struct VectorIndexTests {
+    /// FAISS's products and the synthetic vectors run on the serial OpenBLAS wherever Debian installed it
+    /// (Package.swift's run path), not on the threaded variant Debian prefers when both are present, whose
+    /// thread spins for about 0.1 CPU s in every process at load. `ldd` resolves as the loader will.
+    @Test func theToolLoadsTheSerialOpenBLAS() throws {
+        #if arch(x86_64)
+        let serial = "/usr/lib/x86_64-linux-gnu/openblas-serial/"
+        #else
+        let serial = "/usr/lib/aarch64-linux-gnu/openblas-serial/"
+        #endif
+        let run = try ChildRun.run("/usr/bin/ldd", [builtFPBench.path], keepErrors: true)
+        let openBLAS = String(decoding: run.output, as: UTF8.self).split(separator: "\n").filter { $0.contains("libopenblas") }
+        #expect(run.status == 0 && openBLAS.count == 1, "\(openBLAS)")
+        if FileManager.default.fileExists(atPath: serial) {
+            #expect(openBLAS.allSatisfy { $0.contains("=> " + serial) }, "\(openBLAS)")
+        }
+    }
+
     /// `count` random unit vectors of 32 floats, seeded.
     static func vectors(_ count: Int, seed: UInt64) -> [Float] {
         var state = seed
