@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing (ffmpeg makes the decoding tests' files of every format; fpcalc is the external command tested;
 # pyroomacoustics, from PyPI, checks the room model; Debian's PyTorch runs the learned fingerprint's training smoke test; Debian's TeX
-# compiles the LaTeX tables), fetches the small real-audio test datasets, checks that the
+# compiles the LaTeX tables; perf splits a process's time against its floor), fetches the small real-audio test datasets, checks that the
 # default dataset's renders depend on nothing outside their manifest (scripts/test_renders.py), builds once,
 # runs every outside system that installs here on catalog-ci (scripts/test_systems.py) and runs the whole
 # test suite once. Ends with the test runner's closing lines.
@@ -23,7 +23,7 @@ timed scripts/setup.sh  # what the build needs; the tests' own packages install 
 SECONDS=0
 start_build tool "${build[@]}" --product fpbench
 start_build tests "${build[@]}" --build-tests  # as soon as the tool is built, beside the steps below
-timed scripts/setup.sh fluidsynth timidity chromium ffmpeg libchromaprint-tools python3-torch python3-numpy texlive-latex-recommended poppler-utils python3-pandas python3-matplotlib
+timed scripts/setup.sh fluidsynth timidity chromium ffmpeg libchromaprint-tools python3-torch python3-numpy texlive-latex-recommended poppler-utils python3-pandas python3-matplotlib linux-perf
 timed scripts/fetch-dataset.sh ci
 timed scripts/fetch-dataset.sh catalog-ci
 timed scripts/install-pyroomacoustics.sh  # the reference the room model is tested against (RoomModelTests)

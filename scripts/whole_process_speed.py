@@ -8,8 +8,49 @@ round alternating between them in the same order. A process's figure is its own 
 peak resident memory, from the kernel (wait4), so the machine's other load does not count. Prints, per
 algorithm, the median over the rounds of the CPU seconds summed over the files, its ratio to fpcalc's
 (fpcalc's time over ours: above 1, ours is faster) and the largest peak memory of any one process.
+
+--floors (needs Debian's linux-perf) also samples one more process per file and algorithm with `perf record`
+and splits its samples by where they fell (`part`): an algorithm's floor is the work it cannot avoid, decoding
+(the decoders' libraries and the kernel's reading of the file) plus resampling (soxr) plus its transforms at
+its published frame rate (FFTW; for a learned fingerprint also its matrix products). "x floor" is the whole
+process over its floor: 1.00 would mean nothing but that work; the rest is our code, start-up and the runtime.
 """
-import argparse, os, statistics, subprocess, sys, tempfile
+import argparse, collections, os, re, statistics, subprocess, sys, tempfile
+
+# Where a sample fell: the shared object, or for our own binary and the kernel the function (the matrix products
+# are ours, in C; of the kernel's time only reading the file counts as decoding, not page faults or scheduling).
+DECODERS = re.compile(r"^/lib(sndfile|avcodec|avformat|avutil|vorbis\w*|ogg|opus\w*|mpg123|FLAC|mp3lame)[.-]")
+READING = re.compile(r"copy_to_iter|copy_page_to_iter|copy_mc|filemap|_read_iter|vfs_read|ksys_read|fdget_pos")
+MATRIX_PRODUCTS = {"vector_product", "scalar_part", "fp_multiply_add"}
+
+def part(symbol, dso):
+    """The part of an algorithm's work one perf sample belongs to: decoding, resampling, transforms or rest."""
+    if dso.startswith("[kernel"):
+        return "decoding" if READING.search(symbol) else "rest"
+    name = "/" + os.path.basename(dso)
+    if DECODERS.search(name):
+        return "decoding"
+    if name.startswith("/libsoxr."):
+        return "resampling"
+    if name.startswith("/libfftw3f.") or symbol in MATRIX_PRODUCTS:
+        return "transforms"
+    return "rest"
+
+def sampled(argv):
+    """The samples of one process by part (perf record at 999 Hz, every thread)."""
+    with tempfile.TemporaryDirectory() as folder:
+        data = os.path.join(folder, "perf.data")
+        run = subprocess.run(["perf", "record", "-q", "-F", "999", "-o", data, "--"] + argv,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if run.returncode != 0:
+            sys.exit(f"whole_process_speed: perf record {' '.join(argv)} exited {run.returncode}: {run.stderr.strip()[-300:]}")
+        script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym,dso"], capture_output=True, text=True, check=True)
+    counts = collections.Counter()
+    for line in script.stdout.splitlines():
+        match = re.match(r"\s*[0-9a-f]+\s+(.*)\s+\((.*)\)\s*$", line)
+        if match:
+            counts[part(match.group(1).strip(), match.group(2))] += 1
+    return counts
 
 def measured(argv):
     """(CPU seconds, peak resident MB) of one process. fpcalc exits 3 on some valid Ogg files ("Error decoding
@@ -29,6 +70,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--algorithms", nargs="+", default=["constellation", "haitsma-kalker", "panako", "waveprint"])
     parser.add_argument("--fpbench", default=".build/release/fpbench")
+    parser.add_argument("--floors", action="store_true", help="also each algorithm's whole process as a multiple of its floor (perf)")
     parser.add_argument("files", nargs="+")
     args = parser.parse_args()
     missing = [f for f in args.files if not os.path.isfile(f)]
@@ -57,6 +99,18 @@ def main():
         median = statistics.median(seconds[name])
         ratio = "" if name == "fpcalc" else f"{reference / median:.2f}"
         print(f"| {name} | {median:.2f} | {ratio} | {peak[name]:.0f} |")
+    if args.floors:
+        print(f"\nWhere each process's time went (perf record, 999 Hz, one process per file; share of its samples)\n")
+        print("| algorithm | decoding | resampling | transforms | rest | × floor |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for a in args.algorithms:
+            counts = collections.Counter()
+            for f in args.files:
+                counts += sampled(commands[a](f))
+            total = sum(counts.values())
+            floor = counts["decoding"] + counts["resampling"] + counts["transforms"]
+            shares = " | ".join(f"{100 * counts[p] / total:.0f} %" for p in ("decoding", "resampling", "transforms", "rest"))
+            print(f"| {a} | {shares} | {total / floor:.2f} |" if floor else f"| {a} | {shares} | |")
 
 if __name__ == "__main__":
     main()

@@ -6,50 +6,59 @@ import Foundation
 /// its centre, so a low tone gives one peak, not a plateau of equal values. On this axis a change of
 /// pitch or speed by a factor r moves every partial by the same bandsPerOctave · log2(r) bins.
 public struct LogFrequencyMapper: Sendable, Equatable {
-    /// Per log bin: the FFT bins whose maximum it takes, or (when that range is empty) the FFT bin below
-    /// its centre and the weight of the one above.
-    private let ranges: [Range<Int>]
-    private let below: [Int]
-    private let weights: [Float]
+    /// A log bin narrower than the FFT bins around its centre: `below` is the FFT bin below the centre,
+    /// `weight` the share of the one above.
+    struct Interpolation: Sendable, Equatable { let band: Int, below: Int, weight: Float }
+    /// A log bin holding one FFT bin or more (`bins`): it takes their largest power.
+    struct Span: Sendable, Equatable { let band: Int, bins: Range<Int> }
+
+    /// The log bins by kind, each kind in one loop of its own: the bins of the two kinds alternate
+    /// below about 1 kHz, and one loop that branched on the kind per bin mispredicted most of them.
+    let interpolations: [Interpolation]
+    let singles: [Span]
+    let spans: [Span]
+    public let bandCount: Int
 
     public init(lowest: Double, bandsPerOctave: Int, bandCount: Int, fftSize: Int, sampleRate: Double) {
         let binWidth = sampleRate / Double(fftSize), lastBin = fftSize / 2
         func frequency(_ b: Double) -> Double { lowest * pow(2, b / Double(bandsPerOctave)) }
-        var ranges: [Range<Int>] = [], below: [Int] = [], weights: [Float] = []
+        var interpolations: [Interpolation] = [], singles: [Span] = [], spans: [Span] = []
         for band in 0..<bandCount {
             // The bin's extent: halfway to its neighbours on the log axis.
             let low = frequency(Double(band) - 0.5) / binWidth, high = frequency(Double(band) + 0.5) / binWidth
             let first = Int(low.rounded(.up)), end = min(lastBin + 1, Int(high.rounded(.up)))
-            let centre = min(Double(lastBin), frequency(Double(band)) / binWidth)
-            let floorBin = min(lastBin - 1, Int(centre))
-            ranges.append(first < end ? first..<end : 0..<0)
-            below.append(floorBin)
-            weights.append(Float(centre - Double(floorBin)))
+            if first < end {
+                if end - first == 1 { singles.append(Span(band: band, bins: first..<end)) } else { spans.append(Span(band: band, bins: first..<end)) }
+            } else {
+                let centre = min(Double(lastBin), frequency(Double(band)) / binWidth)
+                let below = min(lastBin - 1, Int(centre))
+                interpolations.append(Interpolation(band: band, below: below, weight: Float(centre - Double(below))))
+            }
         }
-        self.ranges = ranges
-        self.below = below
-        self.weights = weights
+        self.interpolations = interpolations
+        self.singles = singles
+        self.spans = spans
+        self.bandCount = bandCount
     }
-
-    public var bandCount: Int { ranges.count }
 
     /// The log-frequency row of `power` (fftSize / 2 + 1 values), written into `row` (`bandCount` values).
     public func map(_ power: [Float], into row: inout ArraySlice<Float>) {
         // Through raw buffers: a frame's row is written once per frame, with no check per bin.
         power.withUnsafeBufferPointer { power in
             row.withUnsafeMutableBufferPointer { row in
-                ranges.withUnsafeBufferPointer { ranges in
-                    for band in 0..<ranges.count {
-                        let range = ranges[band]
-                        var value: Float
-                        if range.isEmpty {
-                            let k = below[band], w = weights[band]
-                            value = power[k] * (1 - w) + power[k + 1] * w
-                        } else {
-                            value = power[range.lowerBound]
-                            for k in (range.lowerBound + 1)..<range.upperBound { value = max(value, power[k]) }
-                        }
-                        row[band] = value
+                interpolations.withUnsafeBufferPointer { bins in
+                    for bin in bins { row[bin.band] = power[bin.below] * (1 - bin.weight) + power[bin.below + 1] * bin.weight }
+                }
+                singles.withUnsafeBufferPointer { bins in
+                    for bin in bins { row[bin.band] = power[bin.bins.lowerBound] }
+                }
+                spans.withUnsafeBufferPointer { bins in
+                    for bin in bins {
+                        var value = power[bin.bins.lowerBound]
+                        // `max` as one instruction (x86's maxss): the same value as Swift's `max` for every power,
+                        // which is never NaN or -0 (they differ only there).
+                        for k in (bin.bins.lowerBound + 1)..<bin.bins.upperBound { value = power[k] > value ? power[k] : value }
+                        row[bin.band] = value
                     }
                 }
             }

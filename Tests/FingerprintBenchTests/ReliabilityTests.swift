@@ -222,22 +222,31 @@ import Testing
 
 /// scripts/whole_process_speed.py (docs/speed.md's whole-process figures): a row per program, fpcalc first,
 /// each with the CPU seconds and peak memory the kernel measured for its processes and, for ours, the
-/// ratio to fpcalc's; a missing file is named and nothing is run.
+/// ratio to fpcalc's; with --floors, each algorithm's samples (Debian's perf) split into decoding,
+/// resampling, transforms and the rest, and the whole over its floor; a missing file is named and nothing is run.
 @Suite struct WholeProcessSpeedTests {
-    @Test func everyProgramIsMeasuredBesideFpcalc() throws {
+    @Test func everyProgramIsMeasuredBesideFpcalcAndAgainstItsFloor() throws {
         let folder = temporaryFolder(), file = folder.appendingPathComponent("tone.wav")
-        try AudioWriter.write(sine(frequency: 440, duration: 3, sampleRate: 22_050), to: file.path)
+        try AudioWriter.write(sine(frequency: 440, duration: 120, sampleRate: 44_100), to: file.path)
         let script = repositoryRoot.appendingPathComponent("scripts/whole_process_speed.py").path
-        let run = try ChildRun.run("/usr/bin/python3", [script, "--rounds", "1", "--fpbench", builtFPBench.path,
+        let run = try ChildRun.run("/usr/bin/python3", [script, "--rounds", "1", "--floors", "--fpbench", builtFPBench.path,
                                                         "--algorithms", "constellation", "haitsma-kalker", "--", file.path], keepErrors: true)
         #expect(run.status == 0, "\(run.errors)")
         let rows = String(decoding: run.output, as: UTF8.self).split(separator: "\n")
-            .filter { $0.hasPrefix("| ") && !$0.hasPrefix("| program") }
+            .filter { $0.hasPrefix("| ") && !$0.hasPrefix("| program") && !$0.hasPrefix("| algorithm") }
             .map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
-        #expect(rows.map { $0.first } == ["fpcalc", "constellation", "haitsma-kalker"])
-        for row in rows {
-            #expect(row.count == 4 && Double(row[1]).map { $0 > 0 } == true && Double(row[3]).map { $0 > 1 } == true, "\(row)")
+        let speeds = rows.filter { $0.count == 4 }, floors = rows.filter { $0.count == 6 }
+        #expect(speeds.map { $0.first } == ["fpcalc", "constellation", "haitsma-kalker"])
+        for row in speeds {
+            #expect(Double(row[1]).map { $0 > 0 } == true && Double(row[3]).map { $0 > 1 } == true, "\(row)")
             if row.first != "fpcalc" { #expect(Double(row[2]).map { $0 > 0 } == true, "\(row)") }
+        }
+        #expect(floors.map { $0.first } == ["constellation", "haitsma-kalker"])
+        for row in floors {
+            let shares = row[1...4].compactMap { Double($0.replacingOccurrences(of: " %", with: "")) }
+            #expect(shares.count == 4 && (97...103).contains(shares.reduce(0, +)), "\(row)")
+            // Resampling 44.1 kHz to the algorithm's rate and its FFTs are there; the whole is at least its floor.
+            #expect(shares[1] > 0 && shares[2] > 0 && Double(row[5]).map { $0 >= 1 } == true, "\(row)")
         }
         let missing = try ChildRun.run("/usr/bin/python3", [script, "--", folder.appendingPathComponent("none.wav").path], keepErrors: true)
         #expect(missing.status != 0 && missing.errors.contains("no such file"), "\(missing.errors)")

@@ -55,16 +55,19 @@ struct MinHasher {
             bits[2 * coefficient.index + (coefficient.value > 0 ? 0 : 1)] = true
         }
         let perTable = count / tableCount
+        // Through raw buffers: a permutation is read until its first set bit, about 40 positions, 100 times an image.
         return order.withUnsafeBufferPointer { order in
-            (0..<tableCount).map { table in
-                var key: UInt64 = 0
-                for k in 0..<perTable {
-                    let base = (table * perTable + k) * length
-                    var first = 0
-                    while first < length - 1 && !bits[Int(order[base + first])] { first += 1 }
-                    key = key << 16 | UInt64(first)
+            bits.withUnsafeBufferPointer { bits in
+                (0..<tableCount).map { table in
+                    var key: UInt64 = 0
+                    for k in 0..<perTable {
+                        let base = (table * perTable + k) * length
+                        var first = 0
+                        while first < length - 1 && !bits[Int(order[base + first])] { first += 1 }
+                        key = key << 16 | UInt64(first)
+                    }
+                    return key
                 }
-                return key
             }
         }
     }

@@ -87,21 +87,32 @@ public struct WaveletImages<Coder: WaveletImageCoder>: RowBuilder {
 func topCoefficients(_ coefficients: [Float], count: Int, ranked: Bool = true) -> [(index: Int, value: Float)] {
     let k = min(count, coefficients.count)
     guard k > 0 else { return [] }
-    let keys = coefficients.map { $0.bitPattern & 0x7FFF_FFFF }
     let shift: UInt32 = 20  // 31 magnitude bits -> 2,048 buckets
-    var histogram = [Int32](repeating: 0, count: 1 << 11)
-    for key in keys { histogram[Int(key >> shift)] &+= 1 }
-    var bucket = histogram.count - 1, above = 0
-    while above + Int(histogram[bucket]) < k { above += Int(histogram[bucket]); bucket -= 1 }
-    var chosen: [Int] = [], boundary: [Int] = []
-    chosen.reserveCapacity(k)
-    for (i, key) in keys.enumerated() {
-        let b = Int(key >> shift)
-        if b > bucket { chosen.append(i) } else if b == bucket { boundary.append(i) }
+    let chosen = coefficients.withUnsafeBufferPointer { values -> [Int] in
+        // Through raw buffers, the histogram on the stack: this runs for every image of every file.
+        func key(_ i: Int) -> UInt32 { values[i].bitPattern & 0x7FFF_FFFF }
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: 1 << 11) { histogram in
+            histogram.initialize(repeating: 0)
+            var highest = 0
+            for i in 0..<values.count {
+                let b = Int(key(i) >> shift)
+                histogram[b] &+= 1
+                highest = max(highest, b)
+            }
+            var bucket = highest, above = 0
+            while above + Int(histogram[bucket]) < k { above += Int(histogram[bucket]); bucket -= 1 }
+            var chosen: [Int] = [], boundary: [Int] = []
+            chosen.reserveCapacity(k)
+            for i in 0..<values.count {
+                let b = Int(key(i) >> shift)
+                if b > bucket { chosen.append(i) } else if b == bucket { boundary.append(i) }
+            }
+            let byMagnitude: (Int, Int) -> Bool = { key($0) != key($1) ? key($0) > key($1) : $0 < $1 }
+            boundary.sort(by: byMagnitude)
+            chosen += boundary.prefix(k - above)
+            if ranked { chosen.sort(by: byMagnitude) } else { chosen.sort() }
+            return chosen
+        }
     }
-    let byMagnitude: (Int, Int) -> Bool = { keys[$0] != keys[$1] ? keys[$0] > keys[$1] : $0 < $1 }
-    boundary.sort(by: byMagnitude)
-    chosen += boundary.prefix(k - above)
-    if ranked { chosen.sort(by: byMagnitude) } else { chosen.sort() }
     return chosen.map { (index: $0, value: coefficients[$0]) }
 }
