@@ -4,6 +4,7 @@ import DSP
 import Evaluation
 import Fingerprinting
 import Foundation
+import OutsidePrograms
 import SuiteEvaluation
 import Testing
 
@@ -182,6 +183,33 @@ import Testing
         var blocks: [Float] = []
         let rate = try AudioReader.stream(testDataRoot.appendingPathComponent("birds/petrel-XC663885.wav").path, sampleRate: 11_025) { blocks += $0 }
         #expect(rate == 11_025 && blocks == samples.samples, "the blocks add up to exactly what read returns")
+    }
+
+    /// Memory stays bounded: a process fingerprinting 12 minutes peaks within 16 MB of one fingerprinting
+    /// 1 minute, for every built-in algorithm (a front end that gathered the signal would hold 23 MB more
+    /// samples at 8 kHz, twice that while its array grows).
+    @Test func memoryDoesNotGrowWithTheFilesLength() throws {
+        let folder = temporaryFolder()
+        var state: UInt64 = 7
+        func file(minutes: Int) throws -> String {
+            let samples = (0..<(minutes * 60 * 8000)).map { i -> Float in
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                let noise = Float(Int64(bitPattern: state) >> 40) / Float(1 << 23)
+                return 0.3 * noise * Float(1 + sin(Double(i) / 1300)) + 0.2 * Float(sin(Double(i) * 0.3))
+            }
+            let path = folder.appendingPathComponent("\(minutes)-min.wav").path
+            try AudioWriter.write(Audio(samples: samples, sampleRate: 8000), to: path)
+            return path
+        }
+        let short = try file(minutes: 1), long = try file(minutes: 12)
+        for id in AlgorithmRegistry.identifiers {
+            let peaks = try [short, long].map { path in
+                let run = try ChildRun.run(builtFPBench.path, ["fingerprint", "-a", id, path], keepErrors: true)
+                #expect(run.status == 0, "\(id): \(run.errors)")
+                return run.peakResidentBytes
+            }
+            #expect(peaks[1] - peaks[0] < 16_000_000, "\(id): \(peaks[0] / 1_000_000) MB for 1 min, \(peaks[1] / 1_000_000) MB for 12")
+        }
     }
 
     @Test func silenceAndShortFilesAreRefusedAsInMemory() throws {

@@ -8,7 +8,7 @@ import Synchronization
 /// unit vector of 128 floats by a network run in-process (`SeparableEncoder`), searched by the vector index
 /// (exact, FAISS above its size) and matched as NAFP matches sequences. Not NAFP itself: its size, bands and
 /// training data are ours (the profile says which values are).
-public struct NAFPSmall: FingerprintAlgorithm, Parameterized {
+public struct NAFPSmall: StreamingFingerprinting, Parameterized {
     /// The weights' SHA-256, as Algorithms/nafp-small/README.md pins it beside the command that made them.
     public static let weightsSHA256 = "0892221d8603470aed7761c14caea05264df9d4ca47bd0d9a0a8dc6cce586ba6"
 
@@ -130,18 +130,8 @@ public struct NAFPSmall: FingerprintAlgorithm, Parameterized {
     /// Segments embedded this many at a time: a layer's activations stay a few megabytes.
     static let batch = 64
 
-    public func fingerprint(_ audio: Audio, role: FingerprintRole) throws -> VectorFingerprint {
-        let encoder = try Self.network(parameters.weights).get().encoder, h = encoder.header
-        let hop = Int((parameters.hopSeconds * sampleRate).rounded())
-        let starts = Array(stride(from: 0, through: audio.samples.count - h.segment, by: hop))
-        let fft = RealFFT(size: h.fft)
-        var values: [Float] = []
-        values.reserveCapacity(starts.count * h.embedding)
-        for first in stride(from: 0, to: starts.count, by: Self.batch) {
-            let images = starts[first..<min(first + Self.batch, starts.count)].map { encoder.image(audio.samples[$0..<($0 + h.segment)], fft: fft) }
-            values += encoder.embed(images)
-        }
-        return VectorFingerprint(dimension: h.embedding, values: values, times: starts.indices.map(UInt32.init), step: parameters.hopSeconds, duration: audio.duration)
+    public func stream(role: FingerprintRole) -> SegmentStream {
+        SegmentStream(network: Self.network(parameters.weights), hop: Int((parameters.hopSeconds * sampleRate).rounded()), step: parameters.hopSeconds)
     }
 
     public func compare(query: VectorFingerprint, reference: VectorFingerprint) -> Comparison {
@@ -151,4 +141,58 @@ public struct NAFPSmall: FingerprintAlgorithm, Parameterized {
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure >= parameters.minimumSimilarity }
 
     public func makeIndex() -> VectorIndex { VectorIndex(neighbours: parameters.neighbours) }
+}
+
+/// nafp-small's segments as a file decodes: a segment starts every `hop` samples, and each batch of
+/// `NAFPSmall.batch` is embedded once its last sample has arrived (the batches the whole signal would make,
+/// so the same bits); only the samples from the next segment's start on are held.
+public final class SegmentStream: PrintStream {
+    private let network: Result<NAFPSmall.Network, NeuralWeightsError>
+    private let hop: Int
+    private let step: Double
+    private var fft: RealFFT?
+    /// Samples from `heldStart` (an index into the whole signal) on.
+    private var held: [Float] = []
+    private var heldStart = 0
+    private var embedded = 0
+    private var values: [Float] = []
+
+    init(network: Result<NAFPSmall.Network, NeuralWeightsError>, hop: Int, step: Double) {
+        (self.network, self.hop, self.step) = (network, hop, step)
+    }
+
+    public func consume(_ block: UnsafeBufferPointer<Float>) {
+        guard case .success(let network) = network else { return }
+        // Samples before the next segment's start (a hop longer than a segment) are never needed.
+        let skip = held.isEmpty ? min(block.count, max(0, embedded * hop - heldStart)) : 0
+        heldStart += skip
+        held.append(contentsOf: UnsafeBufferPointer(rebasing: block[skip...]))
+        embed(network.encoder, all: false)
+    }
+
+    public func finish(duration: Double) throws -> VectorFingerprint {
+        let encoder = try network.get().encoder
+        embed(encoder, all: true)
+        return VectorFingerprint(dimension: encoder.header.embedding, values: values, times: (0..<embedded).map(UInt32.init),
+                                 step: step, duration: duration)
+    }
+
+    /// Embeds every whole batch of segments whose samples have all arrived (`all`: every such segment).
+    private func embed(_ encoder: SeparableEncoder, all: Bool) {
+        let segment = encoder.header.segment, end = heldStart + held.count
+        let ready = end < segment ? 0 : (end - segment) / hop + 1
+        let fft = fft ?? RealFFT(size: encoder.header.fft)
+        self.fft = fft
+        while ready - embedded >= NAFPSmall.batch || (all && ready > embedded) {
+            let batch = embedded..<min(embedded + NAFPSmall.batch, ready)
+            values += encoder.embed(batch.map { s in
+                let first = s * hop - heldStart
+                return encoder.image(held[first..<(first + segment)], fft: fft)
+            })
+            embedded = batch.upperBound
+        }
+        let drop = min(held.count, max(0, embedded * hop - heldStart))
+        held.removeFirst(drop)
+        heldStart += drop
+    }
 }

@@ -132,7 +132,7 @@ public protocol PrintStream: AnyObject {
     associatedtype Print: Fingerprint
     func consume(_ block: UnsafeBufferPointer<Float>)
     /// The fingerprint of everything consumed (`duration` seconds of it).
-    func finish(duration: Double) -> Print
+    func finish(duration: Double) throws -> Print
 }
 
 /// An algorithm that fingerprints a file as it decodes (`AnyAlgorithm.fingerprint(file:)`). Audio in
@@ -143,10 +143,10 @@ public protocol StreamingFingerprinting: FingerprintAlgorithm {
 }
 
 extension StreamingFingerprinting {
-    public func fingerprint(_ audio: Audio, role: FingerprintRole) -> Print {
+    public func fingerprint(_ audio: Audio, role: FingerprintRole) throws -> Print {
         let stream = stream(role: role)
         audio.samples.withUnsafeBufferPointer { stream.consume($0) }
-        return stream.finish(duration: audio.duration)
+        return try stream.finish(duration: audio.duration)
     }
 }
 
