@@ -55,14 +55,15 @@ import Testing
         #expect(fixture.weightsSHA256 == NAFPSmall.weightsSHA256)
         let encoder = try NAFPSmall.network("").get().encoder
         let fft = RealFFT(size: encoder.header.fft)
-        let embeddings = encoder.embed(Self.inputs().map { encoder.image($0[...], fft: fft) })
+        var buffers = SeparableEncoder.Buffers()
+        let embeddings = encoder.embed(Self.inputs().map { encoder.image($0[...], fft: fft) }, buffers: &buffers)
         var largest = 0.0
         for (i, expected) in fixture.embeddings.enumerated() {
             for (j, value) in expected.enumerated() { largest = max(largest, abs(Double(embeddings[i * 128 + j]) - value)) }
         }
         #expect(largest <= 1e-4, "largest difference from PyTorch: \(largest)")
         // One at a time gives what a batch gives.
-        let one = encoder.embed([encoder.image(Self.inputs()[2][...], fft: fft)])
+        let one = encoder.embed([encoder.image(Self.inputs()[2][...], fft: fft)], buffers: &buffers)
         #expect(zip(one, embeddings[256...]).allSatisfy { abs($0 - $1) <= 1e-6 })
     }
 

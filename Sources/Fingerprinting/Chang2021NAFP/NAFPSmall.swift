@@ -157,6 +157,7 @@ public final class SegmentStream: PrintStream {
     private var heldStart = 0
     private var embedded = 0
     private var values: [Float] = []
+    private var buffers = SeparableEncoder.Buffers()
 
     init(network: Result<NAFPSmall.Network, NeuralWeightsError>, hop: Int, step: Double) {
         (self.network, self.hop, self.step) = (network, hop, step)
@@ -189,7 +190,7 @@ public final class SegmentStream: PrintStream {
             values += encoder.embed(batch.map { s in
                 let first = s * hop - heldStart
                 return encoder.image(held[first..<(first + segment)], fft: fft)
-            })
+            }, buffers: &buffers)
             embedded = batch.upperBound
         }
         let drop = min(held.count, max(0, embedded * hop - heldStart))

@@ -125,15 +125,26 @@ struct SeparableEncoder: Sendable {
         return image.map { max($0 - top, -8) / 8 + 1 }
     }
 
+    /// The large arrays of a forward pass, kept from one batch to the next: allocated anew, each batch's
+    /// megabytes were mapped, touched page by page and unmapped again (a sixth of a file's time in the kernel).
+    struct Buffers {
+        var columns: [Float] = []
+        var spare: [Float] = []
+    }
+
     /// The unit embeddings of `images` (each [mels][frames]), [count][embedding].
-    func embed(_ images: [[Float]]) -> [Float] {
+    func embed(_ images: [[Float]], buffers: inout Buffers) -> [Float] {
         let n = images.count
         // Activations as [channel][image][frequency][time], so a layer is one product over every image.
         var x = images.flatMap { $0 }, channels = 1, height = header.mels, width = frames
         for (time, frequency) in blocks {
-            (x, width) = convolve(x, time, channels: channels, count: n, height: height, width: width, alongTime: true)
+            var input = x
+            (x, width) = convolve(input, time, channels: channels, count: n, height: height, width: width, alongTime: true, buffers: &buffers)
+            swap(&input, &buffers.spare)
             channels = time.outputs
-            (x, height) = convolve(x, frequency, channels: channels, count: n, height: height, width: width, alongTime: false)
+            input = x
+            (x, height) = convolve(input, frequency, channels: channels, count: n, height: height, width: width, alongTime: false, buffers: &buffers)
+            swap(&input, &buffers.spare)
         }
         // [channel][image] (one frequency, one time) -> [image][channel], through the head.
         let features = (0..<n).flatMap { i in (0..<channels).map { x[$0 * n * height * width + i * height * width] } }
@@ -145,13 +156,17 @@ struct SeparableEncoder: Sendable {
 
     /// A convolution with a kernel of 3 along time or frequency, padding 1, its stride, then ReLU: im2col, one
     /// product. Returns the activations and the new length of the axis convolved.
-    private func convolve(_ x: [Float], _ c: Convolution, channels: Int, count: Int, height: Int, width: Int, alongTime: Bool) -> ([Float], Int) {
+    private func convolve(_ x: [Float], _ c: Convolution, channels: Int, count: Int, height: Int, width: Int, alongTime: Bool,
+                          buffers: inout Buffers) -> ([Float], Int) {
         let length = alongTime ? width : height, out = (length - 1) / c.stride + 1
         let (oh, ow) = alongTime ? (height, out) : (out, width)
         let columns = count * oh * ow
-        var col = [Float](repeating: 0, count: channels * 3 * columns)
+        // im2col into zeros (the padding is never written), in the kept buffer.
+        if buffers.columns.count < channels * 3 * columns { buffers.columns = [Float](repeating: 0, count: channels * 3 * columns) }
         x.withUnsafeBufferPointer { x in
-            col.withUnsafeMutableBufferPointer { col in
+            buffers.columns.withUnsafeMutableBufferPointer { all in
+                let col = UnsafeMutableBufferPointer(rebasing: all[..<(channels * 3 * columns)])
+                col.update(repeating: 0)
                 for ci in 0..<channels {
                     for k in 0..<3 {
                         let row = (ci * 3 + k) * columns
@@ -175,11 +190,12 @@ struct SeparableEncoder: Sendable {
                 }
             }
         }
-        var y = [Float](unsafeUninitializedCapacity: c.outputs * columns) { y, count in
-            for (o, bias) in c.biases.enumerated() { (y.baseAddress! + o * columns).initialize(repeating: bias, count: columns) }
-            count = c.outputs * columns
-        }
-        multiply(c.weights, col, into: &y, m: c.outputs, n: columns, k: channels * 3)
+        // The output starts as the biases, in the spare buffer (the activations before last).
+        var y: [Float] = []
+        swap(&y, &buffers.spare)
+        y.removeAll(keepingCapacity: true)
+        for bias in c.biases { y.append(contentsOf: repeatElement(bias, count: columns)) }
+        multiply(c.weights, buffers.columns, into: &y, m: c.outputs, n: columns, k: channels * 3)
         y.withUnsafeMutableBufferPointer { y in
             for i in y.indices { y[i] = y[i] < 0 ? 0 : y[i] }  // ReLU as a select, so it vectorises (-0 stays -0, as before)
         }
