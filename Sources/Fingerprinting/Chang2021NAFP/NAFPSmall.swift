@@ -127,8 +127,7 @@ public struct NAFPSmall: StreamingFingerprinting, Parameterized {
         }
     }
 
-    /// Segments embedded this many at a time: a layer's activations stay a few megabytes (at 64, freeing and
-    /// touching them again cost a tenth of a file's time in page faults). The bits do not depend on it.
+    /// Segments embedded this many at a time: a layer's activations stay a few megabytes. The bits do not depend on it.
     static let batch = 16
 
     public func stream(role: FingerprintRole) -> SegmentStream {
