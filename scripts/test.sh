@@ -22,6 +22,13 @@ source scripts/build-beside.sh
 timed scripts/setup.sh  # what the build needs; the tests' own packages install beside it
 SECONDS=0
 start_build tool "${build[@]}" --product fpbench
+# The steps beside the tests' build run a copy of the tool, its resources beside it, made as soon as it is built and
+# before that build starts: the tests' build links .build-tests/release/fpbench anew, and a program run while it
+# is being written fails ("Text file busy").
+tool=.build-tests/tool
+( while kill -0 "${builds[tool]}" 2>/dev/null; do sleep 1; done
+  rm -rf "$tool" && mkdir -p "$tool" && cp -rp .build-tests/release/fpbench .build-tests/release/*.resources "$tool/" ) &
+copy=$!; last_build=$copy
 start_build tests "${build[@]}" --build-tests  # as soon as the tool is built, beside the steps below
 timed scripts/setup.sh fluidsynth timidity chromium ffmpeg libchromaprint-tools python3-torch python3-numpy texlive-latex-recommended poppler-utils python3-pandas python3-matplotlib linux-perf
 timed scripts/fetch-dataset.sh ci
@@ -35,8 +42,9 @@ timed python3 scripts/peer_tables.py --check  # docs/systems.md's and the README
 # The learned fingerprint's training script, one batch on generated audio (CI never trains; docs/learned.md).
 timed /usr/bin/python3 scripts/train_nafp_small.py smoke
 finish tool
+wait "$copy" || { echo "test: the tool could not be copied to $tool" >&2; exit 1; }
 echo "test: fpbench built after $SECONDS s" >&2
-fpbench="$PWD/.build-tests/release/fpbench"  # not `swift build --show-bin-path`: it would wait for the tests' build
+fpbench="$PWD/$tool/fpbench"
 # Each outside system of Systems/ that installs here (Debian, PyPI) run on catalog-ci; the others are skipped with the
 # reason. Beside the parameter campaign: it waits on the network as much as it computes.
 timed python3 scripts/test_systems.py "$fpbench" &
