@@ -15,20 +15,19 @@ public struct LogFrequencyMapper: Sendable, Equatable {
     /// The log bins by kind, each kind in one loop of its own: the bins of the two kinds alternate
     /// below about 1 kHz, and one loop that branched on the kind per bin mispredicted most of them.
     let interpolations: [Interpolation]
-    let singles: [Span]
     let spans: [Span]
     public let bandCount: Int
 
     public init(lowest: Double, bandsPerOctave: Int, bandCount: Int, fftSize: Int, sampleRate: Double) {
         let binWidth = sampleRate / Double(fftSize), lastBin = fftSize / 2
         func frequency(_ b: Double) -> Double { lowest * pow(2, b / Double(bandsPerOctave)) }
-        var interpolations: [Interpolation] = [], singles: [Span] = [], spans: [Span] = []
+        var interpolations: [Interpolation] = [], spans: [Span] = []
         for band in 0..<bandCount {
             // The bin's extent: halfway to its neighbours on the log axis.
             let low = frequency(Double(band) - 0.5) / binWidth, high = frequency(Double(band) + 0.5) / binWidth
             let first = Int(low.rounded(.up)), end = min(lastBin + 1, Int(high.rounded(.up)))
             if first < end {
-                if end - first == 1 { singles.append(Span(band: band, bins: first..<end)) } else { spans.append(Span(band: band, bins: first..<end)) }
+                spans.append(Span(band: band, bins: first..<end))
             } else {
                 let centre = min(Double(lastBin), frequency(Double(band)) / binWidth)
                 let below = min(lastBin - 1, Int(centre))
@@ -36,7 +35,6 @@ public struct LogFrequencyMapper: Sendable, Equatable {
             }
         }
         self.interpolations = interpolations
-        self.singles = singles
         self.spans = spans
         self.bandCount = bandCount
     }
@@ -48,9 +46,6 @@ public struct LogFrequencyMapper: Sendable, Equatable {
             row.withUnsafeMutableBufferPointer { row in
                 interpolations.withUnsafeBufferPointer { bins in
                     for bin in bins { row[bin.band] = power[bin.below] * (1 - bin.weight) + power[bin.below + 1] * bin.weight }
-                }
-                singles.withUnsafeBufferPointer { bins in
-                    for bin in bins { row[bin.band] = power[bin.bins.lowerBound] }
                 }
                 spans.withUnsafeBufferPointer { bins in
                     for bin in bins {

@@ -147,10 +147,10 @@ public struct NAFPSmall: StreamingFingerprinting, Parameterized {
 /// `NAFPSmall.batch` is embedded once its last sample has arrived (the batches the whole signal would make,
 /// so the same bits); only the samples from the next segment's start on are held.
 public final class SegmentStream: PrintStream {
-    private let network: Result<NAFPSmall.Network, NeuralWeightsError>
+    /// The encoder and its FFT, or why the weights could not be read (said at the end).
+    private let network: Result<(encoder: SeparableEncoder, fft: RealFFT), NeuralWeightsError>
     private let hop: Int
     private let step: Double
-    private var fft: RealFFT?
     /// Samples from `heldStart` (an index into the whole signal) on.
     private var held: [Float] = []
     private var heldStart = 0
@@ -159,7 +159,8 @@ public final class SegmentStream: PrintStream {
     private var buffers = SeparableEncoder.Buffers()
 
     init(network: Result<NAFPSmall.Network, NeuralWeightsError>, hop: Int, step: Double) {
-        (self.network, self.hop, self.step) = (network, hop, step)
+        self.network = network.map { ($0.encoder, RealFFT(size: $0.encoder.header.fft)) }
+        (self.hop, self.step) = (hop, step)
     }
 
     public func consume(_ block: UnsafeBufferPointer<Float>) {
@@ -168,22 +169,20 @@ public final class SegmentStream: PrintStream {
         let skip = held.isEmpty ? min(block.count, max(0, embedded * hop - heldStart)) : 0
         heldStart += skip
         held.append(contentsOf: UnsafeBufferPointer(rebasing: block[skip...]))
-        embed(network.encoder, all: false)
+        embed(network.encoder, network.fft, all: false)
     }
 
     public func finish(duration: Double) throws -> VectorFingerprint {
-        let encoder = try network.get().encoder
-        embed(encoder, all: true)
+        let (encoder, fft) = try network.get()
+        embed(encoder, fft, all: true)
         return VectorFingerprint(dimension: encoder.header.embedding, values: values, times: (0..<embedded).map(UInt32.init),
                                  step: step, duration: duration)
     }
 
     /// Embeds every whole batch of segments whose samples have all arrived (`all`: every such segment).
-    private func embed(_ encoder: SeparableEncoder, all: Bool) {
+    private func embed(_ encoder: SeparableEncoder, _ fft: RealFFT, all: Bool) {
         let segment = encoder.header.segment, end = heldStart + held.count
         let ready = end < segment ? 0 : (end - segment) / hop + 1
-        let fft = fft ?? RealFFT(size: encoder.header.fft)
-        self.fft = fft
         while ready - embedded >= NAFPSmall.batch || (all && ready > embedded) {
             let batch = embedded..<min(embedded + NAFPSmall.batch, ready)
             values += encoder.embed(batch.map { s in

@@ -138,13 +138,9 @@ struct SeparableEncoder: Sendable {
         // Activations as [channel][image][frequency][time], so a layer is one product over every image.
         var x = images.flatMap { $0 }, channels = 1, height = header.mels, width = frames
         for (time, frequency) in blocks {
-            var input = x
-            (x, width) = convolve(input, time, channels: channels, count: n, height: height, width: width, alongTime: true, buffers: &buffers)
-            swap(&input, &buffers.spare)
+            (x, width) = convolve(x, time, channels: channels, count: n, height: height, width: width, alongTime: true, buffers: &buffers)
             channels = time.outputs
-            input = x
-            (x, height) = convolve(input, frequency, channels: channels, count: n, height: height, width: width, alongTime: false, buffers: &buffers)
-            swap(&input, &buffers.spare)
+            (x, height) = convolve(x, frequency, channels: channels, count: n, height: height, width: width, alongTime: false, buffers: &buffers)
         }
         // [channel][image] (one frequency, one time) -> [image][channel], through the head.
         let features = (0..<n).flatMap { i in (0..<channels).map { x[$0 * n * height * width + i * height * width] } }
@@ -190,7 +186,7 @@ struct SeparableEncoder: Sendable {
                 }
             }
         }
-        // The output starts as the biases, in the spare buffer (the activations before last).
+        // The output starts as the biases, in the spare buffer (the previous layer's input).
         var y: [Float] = []
         swap(&y, &buffers.spare)
         y.removeAll(keepingCapacity: true)
@@ -199,6 +195,7 @@ struct SeparableEncoder: Sendable {
         y.withUnsafeMutableBufferPointer { y in
             for i in y.indices { y[i] = y[i] < 0 ? 0 : y[i] }  // ReLU as a select, so it vectorises (-0 stays -0, as before)
         }
+        buffers.spare = x  // the caller's only other hold on it is replaced by `y`
         return (y, out)
     }
 
