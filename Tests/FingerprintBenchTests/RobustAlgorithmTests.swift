@@ -112,6 +112,7 @@ import Testing
     /// for the next use. (The coarse line search and the alignment bound count their hits this way.)
     @Test func theDensestPairOfBinsIsTheOneAScanOverEveryPairFinds() {
         let noise = SeededNoise(seed: 5)
+        var scratch = BinScratch()  // one for every count, as the line search keeps one
         for (values, binCount) in [(3, 4), (20, 5_000), (500, 40), (2_000, 2_000)] {
             for _ in 0..<20 {
                 let drawn = (0..<values).map { _ in 100 + noise.integer(below: binCount - 1) }, smallest = drawn.min()!
@@ -119,11 +120,9 @@ import Testing
                 for value in drawn { dense[value - smallest] += 1 }
                 var scanned = (first: 0, count: Int32(0))
                 for b in 0..<(binCount - 1) where dense[b] + dense[b + 1] > scanned.count { scanned = (b, dense[b] + dense[b + 1]) }
-                var counts: [Int32] = []
-                let found = TimeLineMatcher.densestPair(drawn, bin: { $0 - $1 }, counts: &counts)
-                #expect(found.first == scanned.first && found.count == scanned.count && found.smallest == smallest,
-                        "\(values) values in \(binCount) bins: \(found), a scan \(scanned)")
-                #expect(counts.allSatisfy { $0 == 0 })
+                let found = scratch.densestPair(drawn.count, lastBin: drawn.max()! - smallest) { drawn[$0] - smallest }
+                #expect(found.first == scanned.first && found.count == scanned.count, "\(values) values in \(binCount) bins: \(found), a scan \(scanned)")
+                #expect(scratch.counts.allSatisfy { $0 == 0 })
             }
         }
     }

@@ -69,13 +69,13 @@ public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: StoredIndex, Hash
         // A reference whose bound cannot outrank the `limit`-th best (fewer, or as many with a higher
         // reference) is not aligned: the candidates are the same, the factor search is skipped. (The bound
         // holds for our line's factors; Panako's two-point line may lie outside them, so it is not pruned.)
-        var candidates: [Candidate] = [], bins: [Int32] = []
+        var candidates: [Candidate] = [], scratch = BinScratch()
         for (reference, run) in runs {
             if candidates.count >= limit && run.count <= candidates[limit - 1].hits { break }
             if candidates.count >= limit && matcher.fit == .histogram {
                 let last = candidates[limit - 1]
                 func couldRank(_ groups: Int) -> Bool {
-                    let bound = matcher.alignmentBound(grouped[run], slopeGroups: groups, bins: &bins)
+                    let bound = matcher.alignmentBound(grouped[run], slopeGroups: groups, scratch: &scratch)
                     return bound > last.hits || (bound == last.hits && reference < last.reference)
                 }
                 // A coarse bound, then a finer one (about a quarter of the factor search's passes).

@@ -116,7 +116,7 @@ struct TimeLineMatcher: Sendable, Equatable {
     /// so its hits (within ±`tolerance` frames of it) lie in one window of that drift plus the
     /// tolerance, counted in bins as wide (two adjacent bins hold any such window). `align` tries every
     /// factor; the index aligns only references whose bound could still rank.
-    func alignmentBound(_ hits: ArraySlice<TimeHit>, slopeGroups: Int, bins counts: inout [Int32]) -> Int {
+    func alignmentBound(_ hits: ArraySlice<TimeHit>, slopeGroups: Int, scratch: inout BinScratch) -> Int {
         guard let first = hits.first, let last = hits.last else { return 0 }
         let low = timeFactors.lowerBound - 1, high = timeFactors.upperBound - 1, half = (high - low) / Double(2 * slopeGroups)
         // Times are integers and the shifted ones rounded: two more frames than the window.
@@ -124,8 +124,21 @@ struct TimeLineMatcher: Sendable, Equatable {
         var most: Int32 = 0, shifted = [Int32](repeating: 0, count: hits.count)
         for group in 0..<slopeGroups {
             let slope = low + Double(2 * group + 1) * half
-            for (i, hit) in hits.enumerated() { shifted[i] = hit.delta - Int32((slope * Double(hit.queryTime)).rounded()) }
-            most = max(most, Self.densestPair(shifted, bin: { Int(($0 - $1) / width) }, counts: &counts).count)
+            var smallest = Int32.max, largest = Int32.min
+            hits.withUnsafeBufferPointer { hits in
+                shifted.withUnsafeMutableBufferPointer { shifted in
+                    for i in hits.indices {
+                        let value = hits[i].delta - roundedHalfAway(slope * Double(hits[i].queryTime))
+                        shifted[i] = value
+                        smallest = min(smallest, value)
+                        largest = max(largest, value)
+                    }
+                }
+            }
+            let pair = shifted.withUnsafeBufferPointer { shifted in
+                scratch.densestPair(shifted.count, lastBin: Int((largest - smallest) / width)) { Int((shifted[$0] - smallest) / width) }
+            }
+            most = max(most, pair.count)
         }
         return Int(most)
     }
@@ -136,41 +149,34 @@ struct TimeLineMatcher: Sendable, Equatable {
     private func crowded(_ hits: [TimeHit], slopes offsets: StrideThrough<Double>, width: Double) -> TimeLine? {
         var best: (line: TimeLine, count: Int32)?
         let bin = width / 2, deltas = hits.map { Double($0.delta) }, times = hits.map { Double($0.queryTime) }
-        var intercepts = [Double](repeating: 0, count: hits.count), counts: [Int32] = []
-        for offset in offsets {
-            for slope in offset == 0 ? [0] : [offset, -offset] where timeFactors.contains(1 + slope) {
-                for i in intercepts.indices { intercepts[i] = deltas[i] - slope * times[i] }
-                let pair = Self.densestPair(intercepts, bin: { Int(($0 - $1) / bin) }, counts: &counts)
-                if pair.count > best?.count ?? 0 { best = (TimeLine(slope: slope, intercept: pair.smallest + Double(pair.first + 1) * bin), pair.count) }
-            }
-        }
-        return best?.line
-    }
-
-    /// `values` (at least one) counted in bins from their smallest (`bin(value, smallest)` is a value's), for
-    /// the two adjacent bins holding the most: the first of them (the lower on a tie), their count and the
-    /// smallest value, as a scan over every pair of bins finds them, visiting only the bins the values fill
-    /// (most pairs of a sparse histogram are empty and can win nothing). `counts`, the bins' scratch, grows
-    /// as needed; it is all zero on entry and is left so.
-    static func densestPair<Value: Comparable>(_ values: [Value], bin: (Value, Value) -> Int,
-                                               counts: inout [Int32]) -> (first: Int, count: Int32, smallest: Value) {
-        var smallest = values[0], largest = values[0]
-        for value in values { smallest = min(smallest, value); largest = max(largest, value) }
-        let binCount = bin(largest, smallest) + 2
-        if counts.count < binCount { counts = [Int32](repeating: 0, count: binCount) }
-        let bins = values.map { bin($0, smallest) }
-        return counts.withUnsafeMutableBufferPointer { counts in
-            for b in bins { counts[b] &+= 1 }
-            var best = (first: Int.max, count: Int32(0))
-            for b in bins {
-                for first in (b > 0 ? b - 1 : b)...b {
-                    let count = counts[first] &+ counts[first + 1]
-                    if count > best.count || (count == best.count && first < best.first) { best = (first, count) }
+        var intercepts = [Double](repeating: 0, count: hits.count), scratch = BinScratch()
+        func measure(_ slope: Double) {
+            guard timeFactors.contains(1 + slope) else { return }
+            var smallest = 0.0, largest = 0.0
+            deltas.withUnsafeBufferPointer { deltas in
+                times.withUnsafeBufferPointer { times in
+                    intercepts.withUnsafeMutableBufferPointer { intercepts in
+                        smallest = deltas[0] - slope * times[0]
+                        largest = smallest
+                        for i in intercepts.indices {
+                            let value = deltas[i] - slope * times[i]
+                            intercepts[i] = value
+                            smallest = min(smallest, value)
+                            largest = max(largest, value)
+                        }
+                    }
                 }
             }
-            for b in bins { counts[b] = 0 }
-            return (best.first, best.count, smallest)
+            let pair = intercepts.withUnsafeBufferPointer { intercepts in
+                scratch.densestPair(intercepts.count, lastBin: Int((largest - smallest) / bin)) { Int((intercepts[$0] - smallest) / bin) }
+            }
+            if pair.count > best?.count ?? 0 { best = (TimeLine(slope: slope, intercept: smallest + Double(pair.first + 1) * bin), pair.count) }
         }
+        for offset in offsets {
+            measure(offset)
+            if offset != 0 { measure(-offset) }
+        }
+        return best?.line
     }
 
     /// The fine search: of the slopes `around` ± each of `offsets` (within the factors), the one whose
@@ -191,6 +197,49 @@ struct TimeLineMatcher: Sendable, Equatable {
         }
         return best?.line
     }
+}
+
+/// Counting values in bins, for the coarse line search and the alignment bound: each value's bin, and the
+/// bins' counts (all zero between uses), kept from one count to the next.
+struct BinScratch {
+    private var bins: [Int32] = []
+    private(set) var counts: [Int32] = []
+
+    /// Of `count` values whose bins, from 0 to `lastBin`, `bin(i)` gives, the two adjacent bins holding the
+    /// most: the first of them (the lower on a tie) and their count, as a scan over every pair of bins
+    /// finds them, visiting only the bins the values fill (most pairs of a sparse histogram are empty and
+    /// can win nothing).
+    @inline(__always)
+    mutating func densestPair(_ count: Int, lastBin: Int, bin: (Int) -> Int) -> (first: Int, count: Int32) {
+        if counts.count < lastBin + 2 { counts = [Int32](repeating: 0, count: lastBin + 2) }
+        if bins.count < count { bins = [Int32](repeating: 0, count: count) }
+        return bins.withUnsafeMutableBufferPointer { bins in
+            counts.withUnsafeMutableBufferPointer { counts in
+                for i in 0..<count {
+                    let b = bin(i)
+                    bins[i] = Int32(b)
+                    counts[b] &+= 1
+                }
+                var best = (first: Int.max, count: Int32(0))
+                for i in 0..<count {
+                    let b = Int(bins[i])
+                    for first in (b > 0 ? b - 1 : b)...b {
+                        let count = counts[first] &+ counts[first + 1]
+                        if count > best.count || (count == best.count && first < best.first) { best = (first, count) }
+                    }
+                }
+                for i in 0..<count { counts[Int(bins[i])] = 0 }
+                return best
+            }
+        }
+    }
+}
+
+/// `Int32(x.rounded())` (half away from zero), without a call: x less its truncation is exact.
+@inline(__always)
+func roundedHalfAway(_ x: Double) -> Int32 {
+    let truncated = Int32(x), fraction = x - Double(truncated)
+    return fraction >= 0.5 ? truncated + 1 : fraction <= -0.5 ? truncated - 1 : truncated
 }
 
 extension TimeLineMatcher {
