@@ -80,8 +80,11 @@ extension TimeLineMatcher {
     /// the line through them; the score is the share of the reference's quads in the stretch the query
     /// spans that the query reproduced on the line.
     func compareQuads(query: HashFingerprint, reference: HashFingerprint, tolerance: Int) -> Comparison {
-        // Reference quads by their first coordinate, so each query quad scans only those near it.
-        let order = reference.hashes.indices.sorted { reference.hashes[$0] < reference.hashes[$1] }
+        // Reference quads by their first coordinate, so each query quad scans only those near it: sorted
+        // by hash << 32 | index, the order of a stable sort by hash.
+        var keyed = reference.hashes.enumerated().map { UInt64($1) << 32 | UInt64($0) }
+        radixSort(&keyed, bits: 64)
+        let order = keyed.map { Int($0 & 0xFFFF_FFFF) }
         let firsts = order.map { Int(reference.hashes[$0] >> 24) }
         var hits: [TimeHit] = []
         for (hash, time) in zip(query.hashes, query.times) {

@@ -47,7 +47,11 @@ struct SharedHashes {
     private let reference: [UInt64]
 
     init(_ query: HashFingerprint, _ reference: HashFingerprint) {
-        func keys(_ print: HashFingerprint) -> [UInt64] { zip(print.hashes, print.times).map { UInt64($0) << 32 | UInt64($1) }.sorted() }
+        func keys(_ print: HashFingerprint) -> [UInt64] {
+            var keys = zip(print.hashes, print.times).map { UInt64($0) << 32 | UInt64($1) }
+            radixSort(&keys, bits: 64)
+            return keys
+        }
         self.query = keys(query)
         self.reference = keys(reference)
     }
