@@ -127,6 +127,49 @@ import Testing
         }
     }
 
+    /// The alignment bound's rounding without a libm call is `Int32(x.rounded())`: halves away from zero,
+    /// the largest double below a half, negatives, integers and random products of the search's size.
+    @Test func roundingHalfAwayFromZeroIsTheLibrarys() {
+        let noise = SeededNoise(seed: 11)
+        let below = 0.5.nextDown
+        var values: [Double] = [0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, below, -below, 1 + below, -1 - below, 3, -3, 1e6 + 0.5, -1e6 - 0.5]
+        values += (0..<20_000).map { _ in (noise.unit() - 0.5) * 0.4 * Double(noise.integer(below: 100_000)) }
+        for x in values { #expect(roundedHalfAway(x) == Int32(x.rounded()), "\(x)") }
+    }
+
+    /// A reference located from its slot of positions is the one the binary search over every start finds:
+    /// empty references, references shorter and longer than a slot, and positions past the end.
+    @Test func aReferenceLocatedFromItsSlotIsTheSearchedOne() {
+        let noise = SeededNoise(seed: 12)
+        for _ in 0..<20 {
+            var layout = ReferenceLayout()
+            for _ in 0..<noise.integer(below: 40) { _ = layout.add(length: [0, 1, 700, 1_024, 5_000][noise.integer(below: 5)]) }
+            let read = ReferenceLayout(starts: layout.starts)
+            for position in (0..<2_000).map({ _ in UInt32(noise.integer(below: Int(layout.end) + 3_000)) }) + [0, layout.end] {
+                #expect(layout.locate(position) == layout.search(position) && read.locate(position) == layout.search(position), "\(position) in \(layout.starts)")
+            }
+        }
+    }
+
+    /// The radix sort sorts: below and above the size where it stops comparing, with digits that never
+    /// change (skipped passes) and with every bit in use.
+    @Test func theRadixSortSorts() {
+        let noise = SeededNoise(seed: 13)
+        for count in [0, 1, 2, radixSortFloor, radixSortFloor + 1, 50_000] {
+            let masks: [UInt64] = [.max, 0xFFFF_0000_FFFF, 0x3FFF_FFFF << 32 | 7]
+            for mask in masks {
+                func draw() -> UInt64 {
+                    let high = UInt64(noise.integer(below: 1 << 31)) << 33, low = UInt64(noise.integer(below: 1 << 31)) << 2
+                    return (high ^ low ^ UInt64(noise.integer(below: 4))) & mask
+                }
+                let values = (0..<count).map { _ in draw() }
+                var sorted = values
+                radixSort(&sorted, bits: 64)
+                #expect(sorted == values.sorted(), "\(count) keys, mask \(String(mask, radix: 16))")
+            }
+        }
+    }
+
     /// Panako 2.1's own line (`PanakoStrategy.query`): through the commonest time difference of the first
     /// and of the last fifth of the hits. It finds a flat line among scattered hits as ours does; when a
     /// tempo change leaves no difference repeated, a tie goes to the smallest, so one stray hit early on

@@ -127,8 +127,8 @@ struct Postings {
         if let verifier, !verifier.verify(elements: range) { return 0 }
         // The entries of the key: from key << 32 up to the next key's, which for the largest key (all 32 bits set,
         // a real Haitsma-Kalker word) is past the end: (key + 1) << 32 would overflow to 0.
-        let low = entries[range].lowerBound { $0 < UInt64(key) << 32 }
-        let high = key == .max ? range.upperBound : entries[range].lowerBound { $0 < (UInt64(key) + 1) << 32 }
+        let low = firstNotBelow(UInt64(key) << 32, in: entries, range)
+        let high = key == .max ? range.upperBound : firstNotBelow((UInt64(key) + 1) << 32, in: entries, low..<range.upperBound)
         guard high - low <= limit else { return high - low }
         for i in low..<high { body(UInt32(truncatingIfNeeded: entries[i])) }
         return high - low
@@ -231,6 +231,20 @@ struct OffsetVotes {
             .sorted { $0.votes != $1.votes ? $0.votes > $1.votes : $0.reference < $1.reference }
             .prefix(limit).map { $0 }
     }
+}
+
+/// The first position of `range` whose entry is not below `target` (the entries sorted), in steps that depend
+/// only on the range's length: no branch waits on an entry, so one lookup's memory loads overlap the next one's.
+@inline(__always)
+func firstNotBelow(_ target: UInt64, in entries: UnsafeBufferPointer<UInt64>, _ range: Range<Int>) -> Int {
+    var base = range.lowerBound, count = range.count
+    guard count > 0 else { return base }
+    while count > 1 {
+        let half = count / 2
+        base = entries[base + half - 1] < target ? base + half : base
+        count -= half
+    }
+    return entries[base] < target ? base + 1 : base
 }
 
 /// Sorts keys below 2^`bits`: a comparison sort for a few thousand (a query's votes), else an LSD radix
