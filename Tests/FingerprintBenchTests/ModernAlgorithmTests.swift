@@ -32,6 +32,22 @@ import Testing
 
     /// Unrelated recordings (a finch against a storm-petrel): the hashing algorithms score near 0, not the
     /// AFA's 0.5; Haitsma-Kalker's bit-error rate stays near 0.5 (measured 0.44-0.48).
+    /// Waveprint's index counts the tables that found each catalog image with a tally emptied per query
+    /// image: its counts are a dictionary's, through growth and thousands of emptyings.
+    @Test func thePositionTallyCountsAsADictionary() {
+        let noise = SeededNoise(seed: 14)
+        var tally = PositionTally()
+        for round in 0..<3_000 {
+            tally.empty()
+            var expected: [UInt32: Int] = [:]
+            for _ in 0..<(round % 7 == 0 ? 3_000 : 40) {
+                let position = UInt32(noise.integer(below: round % 2 == 0 ? 500 : 4_000_000_000))
+                expected[position, default: 0] += 1
+                #expect(tally.count(position) == expected[position]!)
+            }
+        }
+    }
+
     @Test func unrelatedRecordingsScoreNearChance() throws {
         let pairs = [(RealRecording.all[0], RealRecording.all[2]), (RealRecording.all[3], RealRecording.all[1])]
         for (a, b) in pairs {

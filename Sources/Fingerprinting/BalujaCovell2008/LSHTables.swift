@@ -107,23 +107,23 @@ public struct LSHIndex: StoredIndex, PostingsHolder {
     public mutating func seal() { postings.seal() }
 
     public func candidates(for query: WaveprintFingerprint, limit: Int) -> [Candidate] {
-        var votes = OffsetVotes(tolerance: parameters.alignmentTolerance)
-        var found: [UInt32] = []
+        var votes = OffsetVotes(tolerance: parameters.alignmentTolerance), tally = PositionTally()
+        let enough = max(1, parameters.tableVotesThreshold)  // a position found at all is found in 0 tables or more
+        // Neighbouring query images often repeat a table's key: its entries are looked up once.
+        var last = [(key: UInt32, entries: Range<Int>)?](repeating: nil, count: query.tableCount)
         for image in 0..<query.subFingerprintCount {
-            // The catalog images sharing a key with this query image, once per table that agrees.
-            found.removeAll(keepingCapacity: true)
+            // The catalog images sharing a key with this query image, counted once per table that agrees;
+            // each found in enough tables votes once (the votes are sorted before they are counted).
+            tally.empty()
             for table in 0..<query.tableCount {
-                postings.forEachPosition(of: Self.key(table: table, query.key(image: image, table: table)), limit: Self.commonKeyLimit) { found.append($0) }
-            }
-            found.sort()
-            var i = 0
-            while i < found.count {
-                var j = i + 1
-                while j < found.count && found[j] == found[i] { j += 1 }
-                if j - i >= parameters.tableVotesThreshold {
-                    votes.add(globalOffset: Int(imageHops[Int(found[i])]) - Int(query.imageStarts[image]))
+                let key = Self.key(table: table, query.key(image: image, table: table))
+                if last[table]?.key != key { last[table] = (key, postings.lookUp(key, limit: Self.commonKeyLimit).entries) }
+                for entry in last[table]!.entries {
+                    let position = postings.position(at: entry)
+                    if tally.count(position) == enough {
+                        votes.add(globalOffset: Int(imageHops[Int(position)]) - Int(query.imageStarts[image]))
+                    }
                 }
-                i = j
             }
         }
         return votes.best(limit: limit, locate: hops.locateOffset).map {
@@ -155,5 +155,51 @@ public struct LSHIndex: StoredIndex, PostingsHolder {
               imageHops.allSatisfy({ $0 < hops.end }) else {
             throw IndexFileError(path: reader.path, reason: "damaged: the images' hops do not fit the postings")
         }
+    }
+}
+
+/// How many of a query image's tables found each catalog position: an open-addressing table, emptied
+/// for the next image by a new stamp instead of cleared, grown when half full.
+struct PositionTally {
+    private var positions = [UInt32](repeating: 0, count: 1_024)
+    private var counts = [Int](repeating: 0, count: 1_024)
+    private var stamps = [UInt32](repeating: 0, count: 1_024)
+    private var stamp: UInt32 = 0
+    private var held = 0
+
+    mutating func empty() {
+        held = 0
+        stamp &+= 1
+        if stamp == 0 {
+            stamps = [UInt32](repeating: 0, count: stamps.count)
+            stamp = 1
+        }
+    }
+
+    /// The times `position` has been counted since the tally was emptied, this time included.
+    mutating func count(_ position: UInt32, adding added: Int = 1) -> Int {
+        if 2 * (held + 1) > positions.count { grow() }
+        let mask = positions.count - 1
+        var slot = Int(truncatingIfNeeded: (UInt64(position) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+        while stamps[slot] == stamp {
+            if positions[slot] == position {
+                counts[slot] += added
+                return counts[slot]
+            }
+            slot = (slot + 1) & mask
+        }
+        (stamps[slot], positions[slot], counts[slot]) = (stamp, position, added)
+        held += 1
+        return added
+    }
+
+    private mutating func grow() {
+        let old = self
+        positions = [UInt32](repeating: 0, count: 2 * old.positions.count)
+        counts = [Int](repeating: 0, count: positions.count)
+        stamps = [UInt32](repeating: 0, count: positions.count)
+        stamp = 1
+        held = 0
+        for slot in old.stamps.indices where old.stamps[slot] == old.stamp { _ = count(old.positions[slot], adding: old.counts[slot]) }
     }
 }

@@ -113,25 +113,34 @@ struct Postings {
         }
     }
 
-    /// Calls `body` with each position holding `key` (in position order), unless more than `limit`
-    /// do; returns how many do.
-    @discardableResult
-    func forEachPosition(of key: UInt32, limit: Int = .max, _ body: (UInt32) -> Void) -> Int {
+    /// The entries of `key` (each read by `position(at:)`, in position order) and how many catalog positions
+    /// hold it; no entries when more than `limit` do.
+    func lookUp(_ key: UInt32, limit: Int = .max) -> (entries: Range<Int>, count: Int) {
         if let wholeCounts, let count = wholeCounts.count(of: key), count > limit {
             precondition(limit >= KeyCounts.floor, "a lookup limit below KeyCounts.floor")
-            return count
+            return (0..<0, count)
         }
         let bucket = Int(key >> bucketShift)
-        guard bucket + 1 < directory.count else { return 0 }
+        guard bucket + 1 < directory.count else { return (0..<0, 0) }
         let range = Int(directory[bucket])..<Int(directory[bucket + 1])
-        if let verifier, !verifier.verify(elements: range) { return 0 }
+        if let verifier, !verifier.verify(elements: range) { return (0..<0, 0) }
         // The entries of the key: from key << 32 up to the next key's, which for the largest key (all 32 bits set,
         // a real Haitsma-Kalker word) is past the end: (key + 1) << 32 would overflow to 0.
         let low = firstNotBelow(UInt64(key) << 32, in: entries, range)
         let high = key == .max ? range.upperBound : firstNotBelow((UInt64(key) + 1) << 32, in: entries, low..<range.upperBound)
-        guard high - low <= limit else { return high - low }
-        for i in low..<high { body(UInt32(truncatingIfNeeded: entries[i])) }
-        return high - low
+        return (high - low <= limit ? low..<high : 0..<0, high - low)
+    }
+
+    /// The global position an entry of `lookUp` holds.
+    func position(at entry: Int) -> UInt32 { UInt32(truncatingIfNeeded: entries[entry]) }
+
+    /// Calls `body` with each position holding `key` (in position order), unless more than `limit`
+    /// do; returns how many do.
+    @discardableResult
+    func forEachPosition(of key: UInt32, limit: Int = .max, _ body: (UInt32) -> Void) -> Int {
+        let (found, count) = lookUp(key, limit: limit)
+        for entry in found { body(position(at: entry)) }
+        return count
     }
 
     /// Writes the sealed postings as sections named after `prefix`.
