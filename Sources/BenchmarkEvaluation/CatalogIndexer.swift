@@ -65,7 +65,10 @@ public struct CatalogIndexer: Sendable {
     func index(_ tracks: [String], algorithms all: [AnyAlgorithm], skipping: Set<Int> = [], progress: ProgressReporter) -> Indexed {
         let algorithms = all.enumerated().map { skipping.contains($0.offset) ? nil : $0.element }
         let cache = FingerprintCache(folder: cacheFolder)
-        let perTrack = parallelMap(tracks.count, threads: threads) { t -> (prints: [Result<AnyFingerprint, Error>], cpu: [Double], decode: Double, cached: [Bool], checksum: String) in
+        // The largest files first, so that no long track is left to one thread at the end.
+        let sizes = tracks.map { (try? FileManager.default.attributesOfItem(atPath: dataset.path($0))[.size] as? Int) ?? 0 }
+        let order = tracks.indices.sorted { sizes[$0] != sizes[$1] ? sizes[$0] > sizes[$1] : $0 < $1 }
+        let perTrack = parallelMap(tracks.count, threads: threads, order: order) { t -> (prints: [Result<AnyFingerprint, Error>], cpu: [Double], decode: Double, cached: [Bool], checksum: String) in
             defer { progress.advance() }
             let path = dataset.path(tracks[t])
             let checksum: String

@@ -4,15 +4,21 @@ import Synchronization
 /// `body(i)` for every i in 0..<count on `threads` workers (1 = in order on this thread); the
 /// results come back in index order, so output never depends on scheduling. `body` must only read
 /// shared state (every caller here reads immutable inputs and returns a value). Each worker takes the
-/// next index not yet taken, so none idles while another still has a queue of slow items.
-public func parallelMap<T>(_ count: Int, threads: Int, _ body: (Int) -> T) -> [T] {
+/// next index not yet taken, so none idles while another still has a queue of slow items; `order` (a
+/// permutation of the indices), when given, is the order they are taken in: the slowest first leaves
+/// no long item to one worker at the end.
+public func parallelMap<T>(_ count: Int, threads: Int, order: [Int]? = nil, _ body: (Int) -> T) -> [T] {
+    precondition(order.map { $0.count == count } ?? true, "an order of every index")
     if threads <= 1 || count <= 1 { return (0..<count).map(body) }
     let slots = Slots<T>(count)
     let next = Atomic(0)
     withoutActuallyEscaping(body) { body in
         let shared = ReadOnly(body)
         DispatchQueue.concurrentPerform(iterations: min(threads, count)) { _ in
-            while case let i = next.add(1, ordering: .relaxed).oldValue, i < count { slots[i] = shared.value(i) }
+            while case let n = next.add(1, ordering: .relaxed).oldValue, n < count {
+                let i = order?[n] ?? n
+                slots[i] = shared.value(i)
+            }
         }
     }
     return slots.values.map { $0! }
