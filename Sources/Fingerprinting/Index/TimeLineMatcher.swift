@@ -156,14 +156,24 @@ struct TimeLineMatcher: Sendable, Equatable {
             deltas.withUnsafeBufferPointer { deltas in
                 times.withUnsafeBufferPointer { times in
                     intercepts.withUnsafeMutableBufferPointer { intercepts in
-                        smallest = deltas[0] - slope * times[0]
-                        largest = smallest
-                        for i in intercepts.indices {
+                        // Two running extremes, even and odd hits, so that each waits on half the comparisons
+                        // (an intercept is never -0 or NaN, so the order of comparing cannot change them).
+                        var low = (deltas[0] - slope * times[0], deltas[0] - slope * times[0]), high = low
+                        var i = 0
+                        while i + 1 < intercepts.count {
+                            let even = deltas[i] - slope * times[i], odd = deltas[i + 1] - slope * times[i + 1]
+                            (intercepts[i], intercepts[i + 1]) = (even, odd)
+                            low = (min(low.0, even), min(low.1, odd))
+                            high = (max(high.0, even), max(high.1, odd))
+                            i += 2
+                        }
+                        if i < intercepts.count {
                             let value = deltas[i] - slope * times[i]
                             intercepts[i] = value
-                            smallest = min(smallest, value)
-                            largest = max(largest, value)
+                            low.0 = min(low.0, value)
+                            high.0 = max(high.0, value)
                         }
+                        (smallest, largest) = (min(low.0, low.1), max(high.0, high.1))
                     }
                 }
             }
