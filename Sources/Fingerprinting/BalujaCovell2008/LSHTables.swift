@@ -108,7 +108,7 @@ public struct LSHIndex: StoredIndex, PostingsHolder {
 
     public func candidates(for query: WaveprintFingerprint, limit: Int) -> [Candidate] {
         var votes = OffsetVotes(tolerance: parameters.alignmentTolerance), tally = PositionTally()
-        let enough = max(1, parameters.tableVotesThreshold)  // a position found at all is found in 0 tables or more
+        let enough = max(1, parameters.tableVotesThreshold)  // a threshold of 0 or less: every position found votes once
         // Neighbouring query images often repeat a table's key: its entries are looked up once.
         var last = [(key: UInt32, entries: Range<Int>)?](repeating: nil, count: query.tableCount)
         for image in 0..<query.subFingerprintCount {

@@ -2,9 +2,9 @@
 struct ReferenceLayout {
     /// The global position of each reference's first step, and one past the last.
     private(set) var starts: [UInt32] = [0]
-    /// The reference holding each `slotWidth`-th position (`slots[s]` holds position s · `slotWidth`), so
-    /// that `locate` steps from there instead of searching every start (about 4 bytes per 1,024 positions;
-    /// empty for a layout whose starts go back, which `locate` then searches).
+    /// The reference holding every 2^`slotShift`-th position (`slots[s]` holds position s << `slotShift`), so
+    /// that `locate` steps from there instead of searching every start (4 bytes per 1,024 positions; empty
+    /// for a layout whose starts go back, which `locate` then searches).
     private var slots: [UInt32] = []
     static let slotShift: UInt32 = 10
 
