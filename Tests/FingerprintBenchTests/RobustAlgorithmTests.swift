@@ -170,6 +170,32 @@ import Testing
         }
     }
 
+    /// The quads' range search without arrays: two hashes agree exactly when every coordinate (a byte)
+    /// lies within the tolerance, the edges included; a query quad's cell key is its four coordinates
+    /// divided by the cell, 5 bits each, and among the cells its reference neighbours are posted in.
+    @Test func quadsAgreeCoordinateByCoordinate() {
+        let noise = SeededNoise(seed: 29)
+        let neighbourhood = QuadNeighbourhood(tolerance: 3)
+        var agreed = 0
+        for _ in 0..<2_000 {
+            let a = UInt32(noise.integer(below: 1 << 31)) << 1 | UInt32(noise.integer(below: 2))
+            // Each coordinate moved by -4 ... 4 (kept within a byte): agreement is decided at the edge.
+            let moves = (0..<4).map { _ in noise.integer(below: 9) - 4 }
+            let bytes = (0..<4).map { i in min(255, max(0, Quads.coordinate(a, i) + moves[i])) }
+            let b = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let within = (0..<4).allSatisfy { abs(Quads.coordinate(a, $0) - bytes[$0]) <= 3 }
+            #expect(Quads.agree(a, b, tolerance: 3) == within)
+            #expect(Quads.coordinates(b) == bytes)
+            var looked: [UInt32] = [], posted: [UInt32] = []
+            neighbourhood.lookedUpKeys(a, into: &looked)
+            #expect(looked == [(0..<4).reduce(UInt32(0)) { $0 << 5 | UInt32(Quads.coordinate(a, $1) >> 3) }])
+            neighbourhood.postedKeys(b, into: &posted)
+            if within { #expect(posted.contains(looked[0])) }
+            agreed += within ? 1 : 0
+        }
+        #expect(agreed > 300 && agreed < 1_700, "both sides of the edge drawn: \(agreed) of 2,000 agreed")
+    }
+
     /// Panako 2.1's own line (`PanakoStrategy.query`): through the commonest time difference of the first
     /// and of the last fifth of the hits. It finds a flat line among scattered hits as ours does; when a
     /// tempo change leaves no difference repeated, a tie goes to the smallest, so one stray hit early on

@@ -46,11 +46,14 @@ enum Quads {
             | scaled(d.frame - a.frame, width) << 8 | scaled(d.bin - a.bin, height)
     }
 
-    static func coordinates(_ hash: UInt32) -> [Int] { [24, 16, 8, 0].map { Int(hash >> UInt32($0) & 0xFF) } }
+    /// The hash's coordinate `i` (0 ... 3, from the highest byte).
+    static func coordinate(_ hash: UInt32, _ i: Int) -> Int { Int(hash >> UInt32(24 - 8 * i) & 0xFF) }
+    static func coordinates(_ hash: UInt32) -> [Int] { (0..<4).map { coordinate(hash, $0) } }
 
-    /// Whether two hashes lie within `tolerance` steps in every coordinate (the paper's range search).
+    /// Whether two hashes lie within `tolerance` steps in every coordinate (the paper's range search); no
+    /// array made, as verification asks it of every pair of nearby quads.
     static func agree(_ a: UInt32, _ b: UInt32, tolerance: Int) -> Bool {
-        zip(coordinates(a), coordinates(b)).allSatisfy { abs($0 - $1) <= tolerance }
+        (0..<4).allSatisfy { abs(coordinate(a, $0) - coordinate(b, $0)) <= tolerance }
     }
 }
 
@@ -65,14 +68,16 @@ public struct QuadNeighbourhood: HashNeighbourhood {
 
     public func postedKeys(_ hash: UInt32, into keys: inout [UInt32]) {
         let cells = Quads.coordinates(hash).map { v in (max(0, v - tolerance) >> Self.cellShift)...(min(255, v + tolerance) >> Self.cellShift) }
-        for a in cells[0] { for b in cells[1] { for c in cells[2] { for d in cells[3] { keys.append(Self.key([a, b, c, d])) } } } }
+        for a in cells[0] { for b in cells[1] { for c in cells[2] { for d in cells[3] { keys.append(Self.key(a, b, c, d)) } } } }
     }
 
     public func lookedUpKeys(_ hash: UInt32, into keys: inout [UInt32]) {
-        keys.append(Self.key(Quads.coordinates(hash).map { $0 >> Self.cellShift }))
+        func cell(_ i: Int) -> Int { Quads.coordinate(hash, i) >> Self.cellShift }
+        keys.append(Self.key(cell(0), cell(1), cell(2), cell(3)))
     }
 
-    static func key(_ cells: [Int]) -> UInt32 { cells.reduce(UInt32(0)) { $0 << 5 | UInt32($1) } }
+    /// A cell's key: its four coordinates, 5 bits each.
+    static func key(_ a: Int, _ b: Int, _ c: Int, _ d: Int) -> UInt32 { UInt32(a) << 15 | UInt32(b) << 10 | UInt32(c) << 5 | UInt32(d) }
 }
 
 extension TimeLineMatcher {
