@@ -161,9 +161,15 @@ public struct LSHIndex: StoredIndex, PostingsHolder {
 /// How many of a query image's tables found each catalog position: an open-addressing table, emptied
 /// for the next image by a new stamp instead of cleared, grown when half full.
 struct PositionTally {
-    private var positions = [UInt32](repeating: 0, count: 1_024)
-    private var counts = [Int](repeating: 0, count: 1_024)
-    private var stamps = [UInt32](repeating: 0, count: 1_024)
+    /// A position, its count, and the stamp of the tally that counted it, side by side: a probe reads one
+    /// cache line, not one in each of three arrays.
+    private struct Slot {
+        var position: UInt32 = 0
+        var stamp: UInt32 = 0
+        var count: Int32 = 0
+    }
+
+    private var slots = [Slot](repeating: Slot(), count: 1_024)
     private var stamp: UInt32 = 0
     private var held = 0
 
@@ -171,35 +177,37 @@ struct PositionTally {
         held = 0
         stamp &+= 1
         if stamp == 0 {
-            stamps = [UInt32](repeating: 0, count: stamps.count)
+            slots = [Slot](repeating: Slot(), count: slots.count)
             stamp = 1
         }
     }
 
     /// The times `position` has been counted since the tally was emptied, this time included.
     mutating func count(_ position: UInt32, adding added: Int = 1) -> Int {
-        if 2 * (held + 1) > positions.count { grow() }
-        let mask = positions.count - 1
-        var slot = Int(truncatingIfNeeded: (UInt64(position) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
-        while stamps[slot] == stamp {
-            if positions[slot] == position {
-                counts[slot] += added
-                return counts[slot]
+        if 2 * (held + 1) > slots.count { grow() }
+        let stamp = stamp
+        let (total, new) = slots.withUnsafeMutableBufferPointer { slots -> (Int, Bool) in
+            let mask = slots.count - 1
+            var i = Int(truncatingIfNeeded: (UInt64(position) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+            while slots[i].stamp == stamp {
+                if slots[i].position == position {
+                    slots[i].count += Int32(added)
+                    return (Int(slots[i].count), false)
+                }
+                i = (i + 1) & mask
             }
-            slot = (slot + 1) & mask
+            slots[i] = Slot(position: position, stamp: stamp, count: Int32(added))
+            return (added, true)
         }
-        (stamps[slot], positions[slot], counts[slot]) = (stamp, position, added)
-        held += 1
-        return added
+        if new { held += 1 }
+        return total
     }
 
     private mutating func grow() {
         let old = self
-        positions = [UInt32](repeating: 0, count: 2 * old.positions.count)
-        counts = [Int](repeating: 0, count: positions.count)
-        stamps = [UInt32](repeating: 0, count: positions.count)
+        slots = [Slot](repeating: Slot(), count: 2 * old.slots.count)
         stamp = 1
         held = 0
-        for slot in old.stamps.indices where old.stamps[slot] == old.stamp { _ = count(old.positions[slot], adding: old.counts[slot]) }
+        for slot in old.slots where slot.stamp == old.stamp { _ = count(slot.position, adding: Int(slot.count)) }
     }
 }
