@@ -256,6 +256,12 @@ func firstNotBelow(_ target: UInt64, in entries: UnsafeBufferPointer<UInt64>, _ 
     return entries[base] < target ? base + 1 : base
 }
 
+/// 64-bit keys sorted by `radixSort`, for keys made and sorted in one expression (verification's).
+func radixSorted(_ keys: consuming [UInt64]) -> [UInt64] {
+    radixSort(&keys, bits: 64)
+    return keys
+}
+
 /// Sorts keys below 2^`bits`: a comparison sort for a few thousand (a query's votes), else an LSD radix
 /// sort in passes of 16 bits, every digit counted in one pass over the keys and a pass skipped where
 /// every key has the same digit (equal keys are indistinguishable, so any sort gives the same array).

@@ -82,8 +82,7 @@ extension TimeLineMatcher {
     /// noise added to a query adds triplets to it, not to the reference).
     func compareTriplets(query: HashFingerprint, reference: HashFingerprint, range: Int) -> Comparison {
         // hash << 32 | the triplet's index in the reference, sorted: a lookup is a binary search.
-        var keys = reference.hashes.enumerated().map { UInt64($1) << 32 | UInt64($0) }
-        radixSort(&keys, bits: 64)
+        let keys = radixSorted(reference.hashes.enumerated().map { UInt64($1) << 32 | UInt64($0) })
         var hits: [TimeHit] = []
         for (hash, time) in zip(query.hashes, query.times) {
             let tried = TripletHash.neighbours(of: hash, range: range)

@@ -87,8 +87,7 @@ extension TimeLineMatcher {
     func compareQuads(query: HashFingerprint, reference: HashFingerprint, tolerance: Int) -> Comparison {
         // Reference quads by their first coordinate, so each query quad scans only those near it: sorted
         // by hash << 32 | index, the order of a stable sort by hash.
-        var keyed = reference.hashes.enumerated().map { UInt64($1) << 32 | UInt64($0) }
-        radixSort(&keyed, bits: 64)
+        let keyed = radixSorted(reference.hashes.enumerated().map { UInt64($1) << 32 | UInt64($0) })
         let order = keyed.map { Int($0 & 0xFFFF_FFFF) }
         let firsts = order.map { Int(reference.hashes[$0] >> 24) }
         var hits: [TimeHit] = []

@@ -47,11 +47,7 @@ struct SharedHashes {
     private let reference: [UInt64]
 
     init(_ query: HashFingerprint, _ reference: HashFingerprint) {
-        func keys(_ print: HashFingerprint) -> [UInt64] {
-            var keys = zip(print.hashes, print.times).map { UInt64($0) << 32 | UInt64($1) }
-            radixSort(&keys, bits: 64)
-            return keys
-        }
+        func keys(_ print: HashFingerprint) -> [UInt64] { radixSorted(zip(print.hashes, print.times).map { UInt64($0) << 32 | UInt64($1) }) }
         self.query = keys(query)
         self.reference = keys(reference)
     }
