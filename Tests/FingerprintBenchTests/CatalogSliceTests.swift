@@ -11,7 +11,19 @@ import Testing
 /// A catalog split into slices answers as the whole, match for match: queries at tracks' edges, noisy
 /// queries, negatives, and keys common enough to be skipped at lookup.
 @Suite(.serialized) struct CatalogSliceTests {
-    @Test(arguments: ["constellation", "haitsma-kalker", "waveprint", "panako", "panako@dense", "quads", "afa-thesis"])
+    /// A query keeps its rarest keys: equal counts kept or skipped together; keys held at most
+    /// `KeyCounts.floor` times, always looked up, and keys over the lookup limit, never, are not counted.
+    @Test func aHitBudgetLowersTheLimitToTheRarestKeysThatFit() {
+        let counts = [1, 25, 30, 25, 250, 20]
+        #expect(HitBudget(hits: 49).limit(counts: counts, commonHashLimit: 200) == KeyCounts.floor)
+        #expect(HitBudget(hits: 50).limit(counts: counts, commonHashLimit: 200) == 25)
+        #expect(HitBudget(hits: 79).limit(counts: counts, commonHashLimit: 200) == 25)
+        #expect(HitBudget(hits: 80).limit(counts: counts, commonHashLimit: 200) == 200)
+        #expect(HitBudget(hits: 80).limit(counts: counts, commonHashLimit: 25) == 25)
+        #expect(HitBudget(hits: 0).limit(counts: [], commonHashLimit: 60) == 60)
+    }
+
+    @Test(arguments: ["constellation", "haitsma-kalker", "waveprint", "panako", "panako@dense", "panako@large@hitBudget=2000", "quads", "afa-thesis"])
     func slicesMergedAnswerAsTheWholeCatalog(identifier: String) throws {
         let dataset = try catalogCIDataset(), algorithm = try AlgorithmRegistry.algorithm(identifier)
         let section = dataset.manifest.catalog!
@@ -20,8 +32,10 @@ import Testing
         // Synthetic tracks whose keys come from a small pool of the first track's: each posts each of
         // those keys about 0.45 times a lookup's limit (90 for 200; 27 for panako@dense's 60), so the
         // whole catalog holds them more often than the limit and a slice of two or three such tracks not always.
+        // (For the hit budget, 27 of 200: the whole catalog holds them about 160 times, a slice fewer.)
+        let budgeted = identifier.contains("hitBudget")
         if let keys = prints[0].keys {
-            let posts = identifier == "panako@dense" ? 27 : 90
+            let posts = identifier == "panako@dense" || budgeted ? 27 : 90
             let pool = Array(keys.prefix(max(1, keys.count / posts)))
             for i in 0..<6 {
                 prints.insert(prints[i % prints.count].redrawingKeys(from: pool, seed: UInt64(i))!, at: 2 * i)
@@ -43,8 +57,18 @@ import Testing
         }
         queries.append(try algorithm.fingerprint(file: dataset.path(section.negatives[0]), window: TimeWindow(start: 20, duration: 10), role: .query))
 
-        // The two whose keys the pool makes common: constellation (limit 200) and panako@dense (60).
-        let skipsCommon = ["constellation", "panako@dense"].contains(identifier)
+        if budgeted {
+            // The budget binds on these queries: without it, some answer differs (the same prints, searched without it).
+            let unbudgeted = Catalog(algorithm: try AlgorithmRegistry.algorithm("panako@large@hitBudget=0"))
+            func unbudgetedPrint(_ print: AnyFingerprint) -> AnyFingerprint { AnyFingerprint(algorithm: unbudgeted.algorithm.identifier, base: print.base) }
+            for (name, print) in zip(names, prints) { unbudgeted.add(unbudgetedPrint(print), name: name) }
+            #expect(try queries.contains { query in
+                try whole.search(query, limit: 10, applyingThreshold: false) != unbudgeted.search(unbudgetedPrint(query), limit: 10, applyingThreshold: false)
+            })
+        }
+        // The two whose keys the pool makes common: constellation (limit 200) and panako@dense (60); and the
+        // budget, whose limit a slice would lower by its own counts.
+        let skipsCommon = ["constellation", "panako@dense"].contains(identifier) || budgeted
         var naiveDiffers = false
         for count in [2, 3] {
             let ranges = CatalogSlices.ranges(durations: prints.map(\.duration), count: count)

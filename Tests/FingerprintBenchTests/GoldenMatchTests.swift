@@ -24,6 +24,7 @@ import Testing
         "panako": "query 33927de2642ea6fe · compare 0.746914 at 0.996 s (raw 121.000000, time factor 1.0000) · search golden 0.746914 at 0.996 s (raw 121.000000, time factor 1.0000) · index hits golden 121",
         "panako@dense": "query b566f5b012f7732c · compare 0.488396 at 1.000 s (raw 968.000000, time factor 1.0000) · search golden 0.488396 at 1.000 s (raw 968.000000, time factor 1.0000) · index hits golden 968",
         "nafp-small": "query 6f7b7bee206d233b · compare 0.999922 at 1.000 s (raw 0.999922) · search golden 0.999922 at 1.000 s (raw 0.999922), decoy 0.127823 at -0.500 s (raw 0.127823) · index hits golden 7, decoy 6",
+        "panako@large": "query b566f5b012f7732c · compare 0.488396 at 1.000 s (raw 968.000000, time factor 1.0000) · search golden 0.488396 at 1.000 s (raw 968.000000, time factor 1.0000) · index hits golden 968",
         "quads": "query 8901a98d47e7de1f · compare 0.652174 at 1.000 s (raw 15.000000, time factor 1.0000) · search golden 0.652174 at 1.000 s (raw 15.000000, time factor 1.0000), decoy 0.000000 at 0.228 s (raw 0.000000) · index hits golden 22, decoy 2",
         "waveprint": "query 0cc92902e3e3b62a · compare 1.000000 at 0.975 s (raw 25.000000) · search golden 1.000000 at 0.975 s (raw 25.000000) · index hits golden 195",
     ]

@@ -114,11 +114,12 @@ struct Postings {
     }
 
     /// The entries of `key` (each read by `position(at:)`, in position order) and how many catalog positions
-    /// hold it; no entries when more than `limit` do.
+    /// hold it (in a slice, a common key's count is the whole catalog's); no entries when more than `limit` do.
     func lookUp(_ key: UInt32, limit: Int = .max) -> (entries: Range<Int>, count: Int) {
-        if let wholeCounts, let count = wholeCounts.count(of: key), count > limit {
+        let whole = wholeCounts?.count(of: key)
+        if let whole, whole > limit {
             precondition(limit >= KeyCounts.floor, "a lookup limit below KeyCounts.floor")
-            return (0..<0, count)
+            return (0..<0, whole)
         }
         let bucket = Int(key >> bucketShift)
         guard bucket + 1 < directory.count else { return (0..<0, 0) }
@@ -128,7 +129,8 @@ struct Postings {
         // a real Haitsma-Kalker word) is past the end: (key + 1) << 32 would overflow to 0.
         let low = firstNotBelow(UInt64(key) << 32, in: entries, range)
         let high = key == .max ? range.upperBound : firstNotBelow((UInt64(key) + 1) << 32, in: entries, low..<range.upperBound)
-        return (high - low <= limit ? low..<high : 0..<0, high - low)
+        let count = whole ?? high - low
+        return (count <= limit ? low..<high : 0..<0, count)
     }
 
     /// The global position an entry of `lookUp` holds.

@@ -18,13 +18,16 @@ public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: StoredIndex, Hash
     var hashes: HashPostings
     let matcher: TimeLineMatcher
     let neighbourhood: Neighbourhood
-    /// Keys held at more catalog positions than this are skipped at lookup (as constellation's index).
+    /// Keys held at more catalog positions than this are skipped at lookup (as constellation's index) ...
     let commonHashLimit: Int
+    /// ... and, if set, a query's limit is lowered until its hits stay within this budget.
+    let hitBudget: HitBudget?
 
-    init(matcher: TimeLineMatcher, neighbourhood: Neighbourhood, commonHashLimit: Int) {
+    init(matcher: TimeLineMatcher, neighbourhood: Neighbourhood, commonHashLimit: Int, hitBudget: HitBudget? = nil) {
         self.matcher = matcher
         self.neighbourhood = neighbourhood
         self.commonHashLimit = commonHashLimit
+        self.hitBudget = hitBudget
         hashes = HashPostings(keyBits: neighbourhood.keyBits, name: neighbourhood.sectionName)
     }
 
@@ -36,20 +39,27 @@ public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: StoredIndex, Hash
     public func candidates(for query: HashFingerprint, limit: Int) -> [Candidate] {
         // Hits in query-time order (the query's hashes are), then grouped by reference with a stable
         // counting sort, so each reference's hits stay in query-time order.
-        var references: [Int32] = [], found: [TimeHit] = []
         let postings = hashes.postings
-        var perReference = [Int](repeating: 0, count: postings.referenceCount + 1)
-        var keys: [UInt32] = []
+        var looked: [LookedUp] = [], keys: [UInt32] = []
         for (i, (hash, time)) in zip(query.hashes, query.times).enumerated() {
             keys.removeAll(keepingCapacity: true)
             neighbourhood.lookedUpKeys(hash, into: &keys)
             for key in keys {
-                postings.forEachPosition(of: key, limit: commonHashLimit) { position in
-                    let (reference, local) = postings.layout.locate(position)
-                    references.append(Int32(reference))
-                    found.append(TimeHit(id: Int32(i), queryTime: Int32(time), referenceTime: Int32(local)))
-                    perReference[reference + 1] += 1
+                let (entries, count) = postings.lookUp(key, limit: commonHashLimit)
+                if !entries.isEmpty || (hitBudget != nil && count <= commonHashLimit) {
+                    looked.append(LookedUp(entries: entries, count: count, id: Int32(i), time: Int32(time)))
                 }
+            }
+        }
+        let limit = hitBudget?.limit(counts: looked.map(\.count), commonHashLimit: commonHashLimit) ?? commonHashLimit
+        var references: [Int32] = [], found: [TimeHit] = []
+        var perReference = [Int](repeating: 0, count: postings.referenceCount + 1)
+        for key in looked where key.count <= limit {
+            for entry in key.entries {
+                let (reference, local) = postings.layout.locate(postings.position(at: entry))
+                references.append(Int32(reference))
+                found.append(TimeHit(id: key.id, queryTime: key.time, referenceTime: Int32(local)))
+                perReference[reference + 1] += 1
             }
         }
         for r in 1..<perReference.count { perReference[r] += perReference[r - 1] }
@@ -86,5 +96,35 @@ public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: StoredIndex, Hash
             candidates.sort { $0.hits != $1.hits ? $0.hits > $1.hits : $0.reference < $1.reference }
         }
         return Array(candidates.prefix(limit))
+    }
+}
+
+/// A key a query looked up: its entries (in this slice), how often the whole catalog holds it, and the query hash's number and time.
+private struct LookedUp {
+    var entries: Range<Int>, count: Int, id: Int32, time: Int32
+}
+
+/// At most this many hits per query: a query keeps its rarest keys, lowering its lookup limit until the hits of
+/// the keys held more than `KeyCounts.floor` times fit (a key held at most that often is always looked up and
+/// not counted, so every catalog slice, which knows only the common keys' counts, finds the same limit). A
+/// query's cost then stays bounded as the catalog grows and every key's count with it; a fixed limit instead
+/// skips more and more of them (Reports/scale-synthetic).
+public struct HitBudget: Sendable, Equatable {
+    public var hits: Int
+
+    /// The largest lookup limit up to `commonHashLimit` whose counted keys bring at most `hits` hits
+    /// (`counts`: how often the catalog holds each looked-up key; equal counts are kept or skipped together).
+    func limit(counts: [Int], commonHashLimit: Int) -> Int {
+        let counted = counts.filter { $0 > KeyCounts.floor && $0 <= commonHashLimit }.sorted()
+        var total = 0, k = 0
+        while k < counted.count {
+            let count = counted[k]
+            var next = k
+            while next < counted.count && counted[next] == count { next += 1 }
+            total += count * (next - k)
+            if total > hits { return k == 0 ? KeyCounts.floor : counted[k - 1] }
+            k = next
+        }
+        return commonHashLimit
     }
 }

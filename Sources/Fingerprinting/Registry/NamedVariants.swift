@@ -13,6 +13,13 @@ extension AlgorithmRegistry {
                         + "need few common ones: skipping a hash held more than 60 times keeps a query's search within 3 times its "
                         + "13 h time up to 300 h with the speed, tempo and pitch conditions' accuracy (a limit of 20 kept it flat but "
                         + "lost them 3-11 points at 300 h; Reports/scale-synthetic/scale-panako-dense-limits.md)"),
+        NamedVariant(base: "panako", name: "large",
+                     values: [("peakBinRadius", "25"), ("minimumAlignedHits", "24"), ("commonHashLimit", "200"), ("hitBudget", "100000")],
+                     why: "our choice, for catalogs of a thousand hours and more: panako@dense's event points and threshold, with Panako's "
+                        + "own lookup limit of 200 and a budget of 100,000 hits a query (its rarest hashes first): as a catalog grows, "
+                        + "every hash is held more often and panako@dense's limit of 60 skips most of them at 1,000 h (clean queries 83 of "
+                        + "100, speed, tempo and pitch 13-34), while the limit of 200 alone keeps them at 5.8 times the 13 h search; "
+                        + "the budget bounds the search and keeps the hashes that tell tracks apart (Reports/scale-synthetic/scale-panako-large-1000h.md)"),
         NamedVariant(base: "constellation", name: "large",
                      values: [("hashBits", "32"), ("fftSize", "1024"), ("peakBinRadius", "20"), ("maximumFrequencyDelta", "62"), ("commonHashLimit", "2000")],
                      why: "our choice, for catalogs of thousands of hours: the 20-bit hash has about 1M values, so at 10,000 h each sits "

@@ -32,6 +32,9 @@ public struct Panako: FramedFingerprinting, Parameterized {
         /// Hashes held at more catalog positions than this are skipped at lookup (as constellation's):
         /// lower keeps a query's cost from growing with the catalog, higher keeps more of its hits.
         public var commonHashLimit = 200
+        /// 0, or at most this many hits a query: its rarest keys first, its lookup limit lowered until they fit
+        /// (`HitBudget`): a query's cost stays bounded as the catalog grows.
+        public var hitBudget = 0
         /// Our histogram line, or Panako's own two-point line (`Reports/panako-release-gap`).
         public var lineFit = TimeLineFit.histogram
         public var lineScore = TimeLineScore.share
@@ -64,6 +67,7 @@ public struct Panako: FramedFingerprinting, Parameterized {
             if minimumHits < 1 || minimumAlignedHits < 1 || lineTolerance < 0 { return "minimumHits and minimumAlignedHits at least 1, lineTolerance at least 0" }
             if let bad = timeFactorProblem { return bad }
             if let bad = KeyCounts.limitProblem(commonHashLimit) { return bad }
+            if hitBudget < 0 { return "hitBudget 0 (none) or more" }
             if !((0...1000).contains(minimumMatchSeconds) && (0...1).contains(minimumShareOfSecondsWithHits)) {
                 return "minimumMatchSeconds 0 to 1,000, minimumShareOfSecondsWithHits 0 to 1"
             }
@@ -108,6 +112,10 @@ public struct Panako: FramedFingerprinting, Parameterized {
                       source: "\(six): PanakoFingerprint.hash(); f1 kept in 4 bits (f1 < 512 gives 16 values) and each gap in 6, so the hash fits 32 bits"),
             Parameter("hashRange", "±\(p.hashRange) time-ratio steps", source: "\(k): PANAKO_QUERY_RANGE 2"),
             Parameter("commonHashLimit", p.commonHashLimit, source: "our choice, as constellation's: a triplet hash at more catalog positions is skipped at lookup"),
+            p.hitBudget == 0
+                ? Parameter("hitBudget", "none", source: "our choice: every hash up to the lookup limit is looked up, however many hits they bring")
+                : Parameter("hitBudget", "at most \(p.hitBudget) hits a query: its rarest hashes first, its lookup limit lowered until they fit",
+                            source: "our choice: a query's cost bounded as the catalog grows, where a fixed limit skips more and more hashes (Reports/scale-synthetic)"),
             Parameter("minimumHits", p.minimumHits, source: "\(k): PANAKO_MIN_HITS_UNFILTERED 10"),
             p.lineFit == .histogram
                 ? Parameter("line", "the time factor and offset with the most hits within ±\(p.lineTolerance) frames (a histogram over factors and offsets)",
@@ -143,7 +151,8 @@ public struct Panako: FramedFingerprinting, Parameterized {
     public func isMatch(_ comparison: Comparison) -> Bool { comparison.rawFigure >= Double(parameters.minimumAlignedHits) }
 
     public func makeIndex() -> TimeLineIndex<TripletNeighbourhood> {
-        TimeLineIndex(matcher: parameters.matcher, neighbourhood: TripletNeighbourhood(range: parameters.hashRange), commonHashLimit: parameters.commonHashLimit)
+        TimeLineIndex(matcher: parameters.matcher, neighbourhood: TripletNeighbourhood(range: parameters.hashRange), commonHashLimit: parameters.commonHashLimit,
+                      hitBudget: parameters.hitBudget == 0 ? nil : HitBudget(hits: parameters.hitBudget))
     }
 }
 
