@@ -175,25 +175,34 @@ class DebianArchives(unittest.TestCase):
         with self.assertRaises(SystemExit):
             self.fetch_dataset.extract(damaged, ["usr/share/sounds/c.wav"])
 
-    def test_a_cached_debian_archive_builds_its_dataset_without_apt(self):
+    MEMBER = "usr/share/sounds/b.wav"
+
+    def manifest(self):
+        """A dataset of one file from the test's archive: its manifest's path."""
         with open(self.deb, "rb") as f:
             digest = hashlib.sha256(f.read()).hexdigest()
-        member = "usr/share/sounds/b.wav"
         manifest = {"name": "t", "archives": [{"id": "t", "kind": "debian", "package": "fpbench-test", "version": "1.0",
                                                "file": os.path.basename(self.deb), "sha256": digest}],
-                    "files": [{"path": "t/b.wav", "archive": "t", "member": member,
-                               "sha256": hashlib.sha256(self.contents[member]).hexdigest()}]}
-        os.makedirs(os.path.join(self.work, "data", "cache"))
-        shutil.copy(self.deb, os.path.join(self.work, "data", "cache"))
+                    "files": [{"path": "t/b.wav", "archive": "t", "member": self.MEMBER,
+                               "sha256": hashlib.sha256(self.contents[self.MEMBER]).hexdigest()}]}
         os.makedirs(os.path.join(self.work, "data", "set"))
         path = os.path.join(self.work, "data", "set", "manifest.json")
         with open(path, "w") as f:
             json.dump(manifest, f)
+        return path
+
+    def assertBuilt(self):
+        with open(os.path.join(self.work, "data", "set", "audio", "t", "b.wav"), "rb") as f:
+            self.assertEqual(f.read(), self.contents[self.MEMBER])
+
+    def test_a_cached_debian_archive_builds_its_dataset_without_apt(self):
+        os.makedirs(os.path.join(self.work, "data", "cache"))
+        shutil.copy(self.deb, os.path.join(self.work, "data", "cache"))
+        path = self.manifest()
         run = subprocess.run([sys.executable, os.path.join(SCRIPTS, "fetch_dataset.py"), path], capture_output=True, text=True, timeout=120)
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertNotIn("downloading", run.stderr)
-        with open(os.path.join(self.work, "data", "set", "audio", "t", "b.wav"), "rb") as f:
-            self.assertEqual(f.read(), self.contents[member])
+        self.assertBuilt()
 
     def test_an_archive_appears_in_the_cache_only_whole(self):
         """A download writes into a folder of its own and the archive enters the cache by one rename, so a dataset
@@ -216,17 +225,7 @@ if sys.argv[1] == "download":
         out.write(data[len(data) // 2:])
 """)
         os.chmod(os.path.join(bin_folder, "apt-get"), 0o755)
-        with open(self.deb, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()
-        member = "usr/share/sounds/b.wav"
-        manifest = {"name": "t", "archives": [{"id": "t", "kind": "debian", "package": "fpbench-test", "version": "1.0",
-                                               "file": os.path.basename(self.deb), "sha256": digest}],
-                    "files": [{"path": "t/b.wav", "archive": "t", "member": member,
-                               "sha256": hashlib.sha256(self.contents[member]).hexdigest()}]}
-        os.makedirs(os.path.join(self.work, "data", "set"))
-        path = os.path.join(self.work, "data", "set", "manifest.json")
-        with open(path, "w") as f:
-            json.dump(manifest, f)
+        path = self.manifest()
         fetch = subprocess.Popen([sys.executable, os.path.join(SCRIPTS, "fetch_dataset.py"), path], stderr=subprocess.PIPE, text=True,
                                  env=dict(os.environ, PATH=bin_folder + os.pathsep + os.environ["PATH"]))
         try:
@@ -240,8 +239,7 @@ if sys.argv[1] == "download":
             open(go, "w").close()
             _, err = fetch.communicate(timeout=120)
         self.assertEqual(fetch.returncode, 0, err)
-        with open(os.path.join(self.work, "data", "set", "audio", "t", "b.wav"), "rb") as f:
-            self.assertEqual(f.read(), self.contents[member])
+        self.assertBuilt()
         self.assertEqual([n for n in os.listdir(os.path.join(self.work, "data", "cache")) if n.startswith(".download-")], [])
 
 class TrainingData(unittest.TestCase):
