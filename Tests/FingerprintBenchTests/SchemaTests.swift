@@ -204,7 +204,8 @@ struct SchemaValidator {
             Issue.record("Schemas/suite.schema.json's $defs.unit and $defs.stage differ from what StageUnits.all declares: \(expected.path) holds them")
         }
 
-        let docs = try ["README.md"] + FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("docs").path).map { "docs/\($0)" }
+        let docs = try ["README.md"] + FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.map { "docs/\($0)" }  // the pages, not docs/trials/
         let text = try docs.map { try String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8) }.joined(separator: "\n")
         let examples = text.components(separatedBy: "```json\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
             .filter { $0.contains("\"tests\"") }
