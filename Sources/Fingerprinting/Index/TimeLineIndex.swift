@@ -46,7 +46,8 @@ public struct TimeLineIndex<Neighbourhood: HashNeighbourhood>: StoredIndex, Hash
             neighbourhood.lookedUpKeys(hash, into: &keys)
             for key in keys {
                 let (entries, count) = postings.lookUp(key, limit: commonHashLimit)
-                if !entries.isEmpty || (hitBudget != nil && count <= commonHashLimit) {
+                // A key with no entries here matters only to a budget that counts it (a slice's common key).
+                if !entries.isEmpty || (hitBudget != nil && count > KeyCounts.floor && count <= commonHashLimit) {
                     looked.append(LookedUp(entries: entries, count: count, id: Int32(i), time: Int32(time)))
                 }
             }
