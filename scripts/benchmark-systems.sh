@@ -19,7 +19,7 @@ out=Reports/latest/benchmark-systems
 if [ "${1:-}" = --out ]; then out=$2; shift 2; fi
 scripts/setup.sh libchromaprint-tools
 scripts/fetch-dataset.sh catalog
-swift build -c release --product fpbench
+scripts/build.sh --product fpbench
 chosen=()
 for s in $systems; do
     if Systems/$s/install.sh; then chosen+=(--system "Systems/$s/$s.json"); else echo "benchmark-systems: $s left out: its install failed (above)" >&2; fi

@@ -1,15 +1,15 @@
 # Sourced by scripts/test.sh and scripts/evaluate.sh, to keep both cores busy: `start_build NAME ARGS...` runs
-# `swift build ARGS...` in the background once the build started before it has ended (builds sharing a scratch
-# folder go one at a time), its output in $build_logs/NAME.txt; `finish NAME` waits for it and shows its last
-# line, or all of it if it failed; `timed COMMAND...` runs a step and says how long it took. A script that stops
-# early stops its builds too.
+# `scripts/build.sh ARGS...` (the release build) in the background once the build started before it has ended
+# (builds sharing a scratch folder go one at a time), its output in $build_logs/NAME.txt; `finish NAME` waits for it
+# and shows its last line, or all of it if it failed; `timed COMMAND...` runs a step and says how long it took. A
+# script that stops early stops its builds too.
 declare -A builds
 trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 start_build() {
     mkdir -p "$build_logs"
     local before=${last_build:-}
     ( if [ -n "$before" ]; then while kill -0 "$before" 2>/dev/null; do sleep 1; done; fi
-      exec swift build "${@:2}" > "$build_logs/$1.txt" 2>&1 ) &
+      exec scripts/build.sh "${@:2}" > "$build_logs/$1.txt" 2>&1 ) &
     builds[$1]=$!; last_build=$!
 }
 finish() {

@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 build_logs=.build/logs
 source scripts/build-beside.sh
 timed scripts/setup.sh
-start_build fpbench -c release --product fpbench
+start_build fpbench --product fpbench
 timed scripts/setup.sh libchromaprint-tools
 # The two datasets side by side: one's downloads (most of a minute for the catalog) overlap the other's unpacking.
 timed nice -n 19 scripts/fetch-dataset.sh catalog & catalog=$!

@@ -7,7 +7,7 @@ through `identify --index`: 100 seeded 10 s excerpts of Wesnoth tracks with whit
 the calibration). Prints correct top-1 (right track within 0.5 s), false positives and CPU per query.
 
 Usage: python3 scripts/identify_example.py [ALGORITHM ...]   (after scripts/fetch-dataset.sh catalog,
-scripts/setup.sh sox and swift build -c release)"""
+scripts/setup.sh sox and scripts/build.sh)"""
 import os, random, re, resource, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 out=Reports/latest/operating-points
 if [ "${1:-}" = --out ]; then out=$2; fi
 scripts/fetch-dataset.sh catalog
-swift build -c release --product fpbench
+scripts/build.sh --product fpbench
 Systems/olaf/install.sh
 Systems/audfprint/install.sh
 .build/release/fpbench sweep operating --dataset catalog --no-cache --system-state .fpbench-cache/systems \

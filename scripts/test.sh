@@ -8,14 +8,14 @@
 # The code under test is built in release mode, as every figure the tool reports is measured (the golden
 # fingerprints and the reference runs are the same bits under -Onone and -O): the tests run six times faster than
 # a debug build's. The test module itself is compiled unoptimised (Package.swift). Their own build folder
-# (.build-tests) keeps `swift build -c release` from rebuilding.
+# (.build-tests) keeps `scripts/build.sh` from rebuilding.
 # Two cores are kept busy: the builds (the tool, then the tests) start once their own packages are in and run beside
 # the steps that wait on the network or use one core (the tests' packages, the datasets, pyroomacoustics; the
 # build's modules compile one after another), and the outside systems and the parameter campaign run beside each
 # other and what is left of the tests' build. Each step says how long it took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=(-c release --scratch-path .build-tests -Xswiftc -enable-testing)
+build=(--scratch-path .build-tests -Xswiftc -enable-testing)  # scripts/build.sh adds the release flags
 build_logs=.build-tests/logs
 source scripts/build-beside.sh
 
@@ -55,4 +55,4 @@ timed python3 scripts/parameter_campaign.py "$fpbench" --stages
 wait "$systems" || { echo "test: scripts/test_systems.py failed" >&2; exit 1; }
 finish tests
 echo "test: the tests built after $SECONDS s" >&2
-swift test "${build[@]}" --skip-build
+swift test -c release "${build[@]}" --skip-build

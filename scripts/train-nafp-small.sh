@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 out="${1:-Sources/Fingerprinting/Chang2021NAFP/nafp-small.fpnn}"
 scripts/setup.sh python3-torch python3-numpy
 scripts/fetch-dataset.sh train-small
-swift build -c release
+scripts/build.sh
 # A copy of the binary: a rebuild while the renders run would replace the file they execute.
 cp .build/release/fpbench .build/train-fpbench
 /usr/bin/python3 scripts/train_nafp_small.py prepare --fpbench .build/train-fpbench

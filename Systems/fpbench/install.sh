@@ -1,7 +1,7 @@
 #!/bin/sh
-# Nothing to fetch: fpbench.json runs the fpbench this checkout builds (swift build -c release --product
-# fpbench), or the one FPBENCH names; this checks that it is there.
+# Nothing to fetch: fpbench.json runs the fpbench this checkout builds (scripts/build.sh --product fpbench),
+# or the one FPBENCH names; this checks that it is there.
 set -eu
 bin=${FPBENCH:-$(dirname "$0")/../../.build/release/fpbench}
-[ -x "$bin" ] || { echo "fpbench: $bin is not built: swift build -c release --product fpbench (or FPBENCH=PATH)" >&2; exit 1; }
+[ -x "$bin" ] || { echo "fpbench: $bin is not built: scripts/build.sh --product fpbench (or FPBENCH=PATH)" >&2; exit 1; }
 echo "fpbench: $("$bin" --version) at $bin" >&2

@@ -13,7 +13,7 @@ skip() { echo "local-cluster: skipped: $*" >&2; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "needs root (it installs packages and runs slurmctld, slurmd and munged)"
 [ -f /etc/debian_version ] || skip "needs Debian (slurm-wlm and munge from apt)"
 export FPBENCH="${FPBENCH:-.build/release/fpbench}"   # the jobs run this build (the tests pass their debug one)
-[ -x "$FPBENCH" ] || skip "build first: swift build -c release"
+[ -x "$FPBENCH" ] || skip "build first: scripts/build.sh"
 scripts/fetch-dataset.sh catalog-ci
 
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then

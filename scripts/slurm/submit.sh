@@ -8,7 +8,7 @@
 # tasks) counts each slice's keys into SHARED_FOLDER/keys, stage two (M x SHARDS tasks, after stage
 # one) answers each query shard with each slice, and the merge (after stage two) ranks the slices'
 # candidates as the whole catalog does. Prints the three job ids.
-# Build first (swift build -c release) on a filesystem the nodes share (or set FPBENCH to the binary);
+# Build first (scripts/build.sh) on a filesystem the nodes share (or set FPBENCH to the binary);
 # see docs/slurm.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
