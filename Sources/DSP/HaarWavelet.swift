@@ -62,16 +62,25 @@ public enum Haar {
 
     /// The standard 2-D decomposition in place.
     public static func transform2D(_ result: inout Matrix, form: HaarForm) {
-        let (rows, columns) = (result.rows, result.columns)
-        var scratch = [Float](repeating: 0, count: rows * columns)
-        result.values.withUnsafeMutableBufferPointer { buffer in
-            scratch.withUnsafeMutableBufferPointer { scratchBuffer in
-                let data = buffer.baseAddress!, averages = scratchBuffer.baseAddress!
-                for row in 0..<rows {
-                    transform(data + row * columns, count: columns, form: form, scratch: averages)
-                }
-                transform(data, count: rows, width: columns, form: form, scratch: averages)
+        let columns = result.columns
+        withScratch(result.values.count) { averages in
+            result.values.withUnsafeMutableBufferPointer { data in
+                for row in 0..<result.rows { transform(data.baseAddress! + row * columns, count: columns, form: form, scratch: averages) }
             }
         }
+        transformColumns(&result, form: form)
+    }
+
+    /// The second half of the standard 2-D decomposition: every column, of rows already decomposed each on its
+    /// own (a spectral image's rows can be, once each, as they arrive: `WaveletImages`).
+    public static func transformColumns(_ result: inout Matrix, form: HaarForm) {
+        let (rows, columns) = (result.rows, result.columns)
+        withScratch(rows * columns) { averages in
+            result.values.withUnsafeMutableBufferPointer { transform($0.baseAddress!, count: rows, width: columns, form: form, scratch: averages) }
+        }
+    }
+
+    private static func withScratch(_ count: Int, _ body: (UnsafeMutablePointer<Float>) -> Void) {
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: count) { body($0.baseAddress!) }
     }
 }

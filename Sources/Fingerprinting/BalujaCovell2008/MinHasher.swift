@@ -50,14 +50,15 @@ struct MinHasher {
     }
 
     func tableKeys(_ wavelets: [Float]) -> [UInt64] {
-        var bits = [Bool](repeating: false, count: 2 * wavelets.count)
-        for coefficient in topCoefficients(wavelets, count: topWavelets, ranked: false) where coefficient.value != 0 {
-            bits[2 * coefficient.index + (coefficient.value > 0 ? 0 : 1)] = true
-        }
         let perTable = count / tableCount
-        // Through raw buffers: a permutation is read until its first set bit, about 40 positions, 100 times an image.
-        return order.withUnsafeBufferPointer { order in
-            bits.withUnsafeBufferPointer { bits in
+        // The sparse vector on the stack, read through raw buffers: a permutation is read until its first set
+        // bit, about 40 positions, 100 times an image.
+        return withUnsafeTemporaryAllocation(of: Bool.self, capacity: 2 * wavelets.count) { bits in
+            bits.initialize(repeating: false)
+            for coefficient in topCoefficients(wavelets, count: topWavelets, ranked: false) where coefficient.value != 0 {
+                bits[2 * coefficient.index + (coefficient.value > 0 ? 0 : 1)] = true
+            }
+            return order.withUnsafeBufferPointer { order in
                 (0..<tableCount).map { table in
                     var key: UInt64 = 0
                     for k in 0..<perTable {

@@ -66,14 +66,26 @@ public protocol WaveletImageCoder {
 }
 
 /// The back end of the Haar-wavelet algorithms: each image, Haar-transformed (normalised, standard 2-D
-/// decomposition) as its last row arrives, and handed to the algorithm's coder.
+/// decomposition) as its last row arrives, and handed to the algorithm's coder. The decomposition transforms
+/// each row of an image on its own before the columns, and a frame's row is the same in every image that holds
+/// it (128 images for a query's, cut every frame), so each row is transformed once, as it arrives.
 public struct WaveletImages<Coder: WaveletImageCoder>: RowBuilder {
     var window: ImageWindow
     var coder: Coder
+    /// The newest row, transformed, and the transform's scratch.
+    var row: [Float] = [], scratch: [Float] = []
 
-    public mutating func add(_ row: UnsafeBufferPointer<Float>) {
-        guard var cut = window.add(row) else { return }
-        Haar.transform2D(&cut.image, form: .normalised)
+    public mutating func add(_ frame: UnsafeBufferPointer<Float>) {
+        let columns = window.columns
+        if row.count != columns { (row, scratch) = ([Float](repeating: 0, count: columns), [Float](repeating: 0, count: columns)) }
+        row.withUnsafeMutableBufferPointer { row in
+            scratch.withUnsafeMutableBufferPointer { scratch in
+                row.baseAddress!.update(from: frame.baseAddress!, count: columns)
+                Haar.transform(row.baseAddress!, count: columns, form: .normalised, scratch: scratch.baseAddress!)
+            }
+        }
+        guard var cut = row.withUnsafeBufferPointer({ window.add($0) }) else { return }
+        Haar.transformColumns(&cut.image, form: .normalised)
         coder.add(cut.image.values, imageStart: cut.start)
     }
 
@@ -81,7 +93,7 @@ public struct WaveletImages<Coder: WaveletImageCoder>: RowBuilder {
 }
 
 /// The `count` wavelet coefficients of largest magnitude. With `ranked`, largest first, ties to the lower
-/// index so the order never depends on the sort; without, in index order (Waveprint needs only the set).
+/// index so the order never depends on the sort; without, in no particular order (Waveprint needs only the set).
 /// Runs once per spectral image, so it selects by radix: a float's bit pattern with the sign cleared
 /// orders like its magnitude, and a histogram of its top 11 bits (2,048 buckets) finds the boundary bucket in one pass.
 func topCoefficients(_ coefficients: [Float], count: Int, ranked: Bool = true) -> [(index: Int, value: Float)] {
@@ -110,7 +122,7 @@ func topCoefficients(_ coefficients: [Float], count: Int, ranked: Bool = true) -
             let byMagnitude: (Int, Int) -> Bool = { key($0) != key($1) ? key($0) > key($1) : $0 < $1 }
             boundary.sort(by: byMagnitude)
             chosen += boundary.prefix(k - above)
-            if ranked { chosen.sort(by: byMagnitude) } else { chosen.sort() }
+            if ranked { chosen.sort(by: byMagnitude) }
             return chosen
         }
     }
