@@ -72,18 +72,9 @@ public protocol WaveletImageCoder {
 public struct WaveletImages<Coder: WaveletImageCoder>: RowBuilder {
     var window: ImageWindow
     var coder: Coder
-    /// The newest row, transformed, and the transform's scratch.
-    var row: [Float] = [], scratch: [Float] = []
 
     public mutating func add(_ frame: UnsafeBufferPointer<Float>) {
-        let columns = window.columns
-        if row.count != columns { (row, scratch) = ([Float](repeating: 0, count: columns), [Float](repeating: 0, count: columns)) }
-        row.withUnsafeMutableBufferPointer { row in
-            scratch.withUnsafeMutableBufferPointer { scratch in
-                row.baseAddress!.update(from: frame.baseAddress!, count: columns)
-                Haar.transform(row.baseAddress!, count: columns, form: .normalised, scratch: scratch.baseAddress!)
-            }
-        }
+        let row = Haar.transform(Array(frame.prefix(window.columns)), form: .normalised)
         guard var cut = row.withUnsafeBufferPointer({ window.add($0) }) else { return }
         Haar.transformColumns(&cut.image, form: .normalised)
         coder.add(cut.image.values, imageStart: cut.start)
