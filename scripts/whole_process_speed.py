@@ -21,7 +21,7 @@ import argparse, collections, os, re, statistics, subprocess, sys, tempfile
 # are ours, in C; of the kernel's time only reading the file counts as decoding, not page faults or scheduling).
 DECODERS = re.compile(r"^/lib(sndfile|avcodec|avformat|avutil|vorbis\w*|ogg|opus\w*|mpg123|FLAC|mp3lame)[.-]")
 READING = re.compile(r"copy_to_iter|copy_page_to_iter|copy_mc|filemap|_read_iter|vfs_read|ksys_read|fdget_pos")
-MATRIX_PRODUCTS = {"vector_product", "scalar_part", "fp_multiply_add"}
+MATRIX_PRODUCTS = {"vector_product", "scalar_product", "fp_multiply_add"}
 
 def part(symbol, dso):
     """The part of an algorithm's work one perf sample belongs to: decoding, resampling, transforms or rest."""
