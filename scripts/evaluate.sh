@@ -18,9 +18,11 @@ build_logs=.build/logs
 source scripts/build-beside.sh
 timed scripts/setup.sh
 start_build fpbench --product fpbench
-timed scripts/setup.sh libchromaprint-tools
 # The two datasets side by side: one's downloads (most of a minute for the catalog) overlap the other's unpacking.
+# The catalog needs no package beyond the build's, so its downloads start before the suite's packages install
+# (fpcalc, and the default dataset's MIDI renderers, in one apt run).
 timed nice -n 19 scripts/fetch-dataset.sh catalog & catalog=$!
+timed scripts/setup.sh libchromaprint-tools fluidsynth timidity
 timed nice -n 19 scripts/fetch-dataset.sh default
 wait $catalog
 timed finish fpbench
