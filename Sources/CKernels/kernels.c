@@ -27,6 +27,8 @@ enum { block_rows = 4, tile_columns = 16 };
 /// no row's factor p is zero (then no branch per row). The lanes past `width` are neither read nor written in c.
 __attribute__((always_inline, target("avx2"))) static inline void block(const float *a, const float *tile, const unsigned char *dense,
                                                                        float *c, int n, int k, int first, int rows, int column, int width) {
+    // Masked loads and stores for a narrow tile alone: a masked store is microcoded, and slow, on some processors.
+    const int narrow = width < tile_columns;
     const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256i in_low = _mm256_cmpgt_epi32(_mm256_set1_epi32(width), lanes);
     const __m256i in_high = _mm256_cmpgt_epi32(_mm256_set1_epi32(width - 8), lanes);
@@ -34,8 +36,9 @@ __attribute__((always_inline, target("avx2"))) static inline void block(const fl
     __m256 low[block_rows], high[block_rows];
     for (int r = 0; r < block_rows; r++) {
         w[r] = a + (long)(first + (r < rows ? r : 0)) * k;
-        low[r] = r < rows ? _mm256_maskload_ps(c + (long)(first + r) * n + column, in_low) : _mm256_setzero_ps();
-        high[r] = r < rows ? _mm256_maskload_ps(c + (long)(first + r) * n + column + 8, in_high) : _mm256_setzero_ps();
+        float *at = c + (long)(first + r) * n + column;
+        low[r] = r >= rows ? _mm256_setzero_ps() : narrow ? _mm256_maskload_ps(at, in_low) : _mm256_loadu_ps(at);
+        high[r] = r >= rows ? _mm256_setzero_ps() : narrow ? _mm256_maskload_ps(at + 8, in_high) : _mm256_loadu_ps(at + 8);
     }
     for (int p = 0; p < k; p++) {
         const __m256 b0 = _mm256_loadu_ps(tile + p * tile_columns), b1 = _mm256_loadu_ps(tile + p * tile_columns + 8);
@@ -47,8 +50,14 @@ __attribute__((always_inline, target("avx2"))) static inline void block(const fl
         }
     }
     for (int r = 0; r < rows; r++) {
-        _mm256_maskstore_ps(c + (long)(first + r) * n + column, in_low, low[r]);
-        _mm256_maskstore_ps(c + (long)(first + r) * n + column + 8, in_high, high[r]);
+        float *at = c + (long)(first + r) * n + column;
+        if (narrow) {
+            _mm256_maskstore_ps(at, in_low, low[r]);
+            _mm256_maskstore_ps(at + 8, in_high, high[r]);
+        } else {
+            _mm256_storeu_ps(at, low[r]);
+            _mm256_storeu_ps(at + 8, high[r]);
+        }
     }
 }
 
