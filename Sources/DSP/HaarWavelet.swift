@@ -46,9 +46,8 @@ public enum Haar {
     /// 1-D decomposition of an array.
     public static func transform(_ values: [Float], form: HaarForm) -> [Float] {
         var result = values
-        var scratch = [Float](repeating: 0, count: values.count)
-        result.withUnsafeMutableBufferPointer { data in
-            scratch.withUnsafeMutableBufferPointer { transform(data.baseAddress!, count: data.count, form: form, scratch: $0.baseAddress!) }
+        withScratch(values.count) { scratch in
+            result.withUnsafeMutableBufferPointer { transform($0.baseAddress!, count: $0.count, form: form, scratch: scratch) }
         }
         return result
     }
@@ -63,7 +62,7 @@ public enum Haar {
     /// The standard 2-D decomposition in place.
     public static func transform2D(_ result: inout Matrix, form: HaarForm) {
         let columns = result.columns
-        withScratch(result.values.count) { averages in
+        withScratch(columns) { averages in
             result.values.withUnsafeMutableBufferPointer { data in
                 for row in 0..<result.rows { transform(data.baseAddress! + row * columns, count: columns, form: form, scratch: averages) }
             }
