@@ -5,6 +5,10 @@
 // Each target names every module of this package it imports (scripts/test_imports.py, in the test command).
 import PackageDescription
 
+/// Compiled unoptimised, file by file on every core: code that runs little but takes long to optimise. The release
+/// build is about a fifth shorter (docs/speed.md, "The tool's own loop", has the figures and what it costs at run time).
+let unoptimised: [SwiftSetting] = [.unsafeFlags(["-Onone", "-no-whole-module-optimization"])]
+
 let package = Package(
     name: "FingerprintBench",
     platforms: [.macOS(.v13)],
@@ -53,16 +57,18 @@ let package = Package(
         // The identification benchmark: whole tracks indexed, degraded queries found among them.
         .target(name: "BenchmarkEvaluation", dependencies: ["AudioIO", "DSP", "Fingerprinting", "Degradation", "OutsidePrograms", "Evaluation"]),
         // Sweeps, both engines' (levels to points, breaking points, operating points, skew) and their records.
-        .target(name: "Sweeps", dependencies: ["AudioIO", "Degradation", "Fingerprinting", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation"]),
-        .target(name: "Reporting", dependencies: ["AudioIO", "Fingerprinting", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Sweeps"]),
+        // Sweeps and Reporting drive the engines and write what they found: unoptimised.
+        .target(name: "Sweeps", dependencies: ["AudioIO", "Degradation", "Fingerprinting", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation"],
+                swiftSettings: unoptimised),
+        .target(name: "Reporting", dependencies: ["AudioIO", "Fingerprinting", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Sweeps"],
+                swiftSettings: unoptimised),
         .executableTarget(name: "fpbench", dependencies: [
             "Fingerprinting", "AudioIO", "Degradation", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Sweeps", "Reporting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        // The tests' own code is compiled unoptimised, file by file on every core: the code they test is the
-        // release build's, the suite runs as fast and its module builds in half the time (docs/speed.md,
-        // "The tool's own loop", has the figures).
+        // The tests' own code is unoptimised too: the code they test is the release build's, the suite runs as fast and
+        // its module builds in half the time (docs/speed.md, "The tool's own loop").
         .testTarget(name: "FingerprintBenchTests", dependencies: ["fpbench", "Fingerprinting", "AudioIO", "DSP", "CGSL", "Degradation", "OutsidePrograms", "Evaluation", "SuiteEvaluation", "BenchmarkEvaluation", "Sweeps", "Reporting"],
-                    path: "Tests/FingerprintBenchTests", swiftSettings: [.unsafeFlags(["-Onone", "-no-whole-module-optimization"])]),
+                    path: "Tests/FingerprintBenchTests", swiftSettings: unoptimised),
     ]
 )

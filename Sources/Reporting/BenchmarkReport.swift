@@ -204,25 +204,31 @@ public enum BenchmarkReport {
             let negatives = answers.filter { queries[$0.query]!.calibrationNegative }.map { $0.top.first?.score ?? 0 }
             let positives = answers.filter { !queries[$0.query]!.negative }
             guard !negatives.isEmpty, !positives.isEmpty else { continue }
-            let correct = positives.map { a -> Double? in
-                guard let top = a.top.first else { return nil }
-                return BenchmarkMetrics.outcome(top, truth: queries[a.query]!, expectedOffset: a.expectedOffset, results: r) == .correct ? top.score : nil
+            // A positive's score when its top answer is correct, else -1 (above no threshold).
+            let correct = positives.map { a -> Double in
+                guard let top = a.top.first else { return -1 }
+                return BenchmarkMetrics.outcome(top, truth: queries[a.query]!, expectedOffset: a.expectedOffset, results: r) == .correct ? top.score : -1
             }
             let thresholds = (Set(negatives).union([0, 1]).sorted(by: >))
-            let points = thresholds.map { t -> (x: Double, y: Double) in
-                (100 * Double(negatives.filter { $0 > t }.count) / Double(negatives.count),
-                 100 * Double(correct.filter { ($0 ?? -1) > t }.count) / Double(positives.count))
-            }
-            series.append((algorithm, points))
+            series.append((algorithm, zip(percentAbove(thresholds, negatives), percentAbove(thresholds, correct)).map { (x: $0, y: $1) }))
             if let t = m.negative(algorithm, length)?.calibratedThreshold {
-                marked[algorithm] = (100 * Double(negatives.filter { $0 > t }.count) / Double(negatives.count),
-                                     100 * Double(correct.filter { ($0 ?? -1) > t }.count) / Double(positives.count))
+                marked[algorithm] = (percentAbove([t], negatives)[0], percentAbove([t], correct)[0])
             }
         }
         return Figures.lineChart(title: "Correct top-1 against false positives, \(QueryLength(length).spoken) queries (all conditions)",
                                  xLabel: "false positives (%, log scale; 0 drawn at 0.1) · ringed: the calibrated threshold",
                                  yLabel: "correct top-1 (%)", xTicks: [0.1, 0.3, 1, 3, 10, 30, 100],
                                  logarithmic: Figures.LogarithmicAxis(low: 0.1, high: 100), series: series, marked: marked)
+    }
+
+    /// For each of `thresholds` (from the highest down), the percentage of `values` above it: one pass over them, sorted.
+    static func percentAbove(_ thresholds: [Double], _ values: [Double]) -> [Double] {
+        let sorted = values.sorted(by: >)
+        var above = 0
+        return thresholds.map { t in
+            while above < sorted.count && sorted[above] > t { above += 1 }
+            return 100 * Double(above) / Double(values.count)
+        }
     }
 
     /// Each algorithm's top scores on negatives, correct and other positives, with the calibrated threshold.
