@@ -384,18 +384,6 @@ import Testing
 /// time bound; a crash is narrowed down to the files that cause it.
 @Suite struct FuzzTests {
 
-    /// A small deterministic generator (SplitMix64), so the mutants are the same on every machine.
-    struct Mix {
-        var state: UInt64
-        mutating func next(_ n: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(max(1, n)))
-        }
-    }
-
     /// Runs fpbench; nil status when it was killed for running past `seconds`.
     func run(_ arguments: [String], seconds: Double) throws -> (code: Int32?, signalled: Bool, errors: String) {
         let process = Process()
@@ -435,7 +423,7 @@ import Testing
         }
         let kinds = originals.keys.sorted()
         // FPBENCH_FUZZ_SEED=N draws another campaign (a fresh seed finds what the pinned one cannot).
-        var random = Mix(state: UInt64(ProcessInfo.processInfo.environment["FPBENCH_FUZZ_SEED"] ?? "") ?? 2013)
+        var random = SeededGenerator(seed: UInt64(ProcessInfo.processInfo.environment["FPBENCH_FUZZ_SEED"] ?? "") ?? 2013)
         var mutants: [String] = []
         for index in 0..<(50 * kinds.count) {
             let ext = kinds[index % kinds.count]

@@ -180,7 +180,7 @@ private func rewrite(_ path: String, header: IndexFile.Header) throws {
     try file.write(to: URL(fileURLWithPath: path))
 }
 
-/// SplitMix64: the mutation campaigns' seeded draws.
+/// SplitMix64: the mutation and fuzz campaigns' seeded draws, the same on every machine.
 struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
@@ -191,4 +191,7 @@ struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// A draw from 0..<n (0 when n < 1), by the modulus: the fuzz campaign's mutants are made of these.
+    mutating func next(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
 }

@@ -22,6 +22,18 @@ import Testing
         #expect(table.markdown == "| algorithm | clean | false positives |\n|---|---|---|\n| a | **90** [83-94] | 3/500 |\n| b | **86** [78-91] | 3/500 |\n| c | **50** [40-60] | 3/500 |\n")
     }
 
+    /// The detection figure's points, counted in one sorted pass, are the shares above each threshold by definition
+    /// (ties at a threshold are not above it; -1, a positive answered wrongly, is above none).
+    @Test func theDetectionFiguresSharesAreTheDefinitions() {
+        var random = SeededGenerator(seed: 7)
+        let values = (0..<500).map { _ in random.next(5) == 0 ? -1 : Double(random.next(41)) / 40 }
+        let thresholds = Set(values.filter { $0 >= 0 }).union([0, 1]).sorted(by: >)
+        let byDefinition = thresholds.map { t in 100 * Double(values.filter { $0 > t }.count) / Double(values.count) }
+        #expect(BenchmarkReport.percentAbove(thresholds, values) == byDefinition)
+        #expect(BenchmarkReport.percentAbove([0.5], [0.9, 0.5, 0.3, -1]) == [25])
+        #expect(BenchmarkReport.percentAbove([1, 0], [1, 1, 0]) == [0, 200.0 / 3])
+    }
+
     /// A short name heads its column rotated; a long one (a variant naming a file) is broken onto lines
     /// after "@", "=" and "/", so the rotated heading stays shorter than a page.
     @Test func aLongNameIsBrokenOntoLines() {
