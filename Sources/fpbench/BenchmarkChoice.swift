@@ -28,11 +28,12 @@ enum BenchmarkChoice {
     }
 }
 
-/// The counts and the systems' state folder of a sweep made of whole benchmarks (sweep operating, sweep skew).
+/// The counts and the systems' state folder of whole benchmarks (benchmark, sweep operating, sweep skew).
 struct BenchmarkCounts: ParsableArguments {
     @Option(help: "Positions per query length, each degraded under every condition (default \(BenchmarkSpec().queriesPerLength)).") var queries: Int?
-    @Option(help: "Negative queries per query length, half to calibrate each threshold, half held out (default \(BenchmarkSpec().negativesPerLength)).") var negatives: Int?
-    @Option(help: "Where outside systems keep their indexes (default: systems/ beside the fingerprint cache).") var systemState: String?
+    @Option(help: "Negative queries per query length (default \(BenchmarkSpec().negativesPerLength)): those cut from one half of the negative recordings calibrate each algorithm's threshold, those of the other half measure its false positives, held out.") var negatives: Int?
+    @Option(help: "Where outside systems keep their indexes (default: systems/ beside the fingerprint cache, .fpbench-cache/systems; OUT/systems with --no-cache).")
+    var systemState: String?
 
     func spec(lengths: [Double], conditions: [String]) throws -> BenchmarkSpec {
         try BenchmarkChoice.spec(lengths: lengths, conditions: conditions, queries: queries, negatives: negatives)

@@ -51,8 +51,7 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(help: "A benchmark spec file (JSON): queryLengths, queriesPerLength, negativesPerLength, conditions, offsetTolerance, falsePositiveTarget, falsePositiveConfidence, bruteForceHourLimit, systems, startGrid.")
     var spec: String?
     @Option(parsing: .upToNextOption, help: "Query lengths in seconds (default \(BenchmarkSpec().queryLengths.map { String(format: "%g", $0) }.joined(separator: " ")))." ) var lengths: [Double] = []
-    @Option(help: "Positions per query length, each degraded under every condition (default \(BenchmarkSpec().queriesPerLength)).") var queries: Int?
-    @Option(help: "Negative queries per query length (default \(BenchmarkSpec().negativesPerLength)): those cut from one half of the negative recordings calibrate each algorithm's threshold, those of the other half measure its false positives, held out.") var negatives: Int?
+    @OptionGroup var counts: BenchmarkCounts
     @Option(parsing: .upToNextOption, help: "Condition ids to keep (default: all of the spec's).") var conditions: [String] = []
     @Flag(help: "Also measure accuracy and search time against catalogs of 1/16, 1/8, 1/4, 1/2 and all of the tracks (longest query length, clean).")
     var scaling = false
@@ -70,8 +69,6 @@ struct BenchmarkCommand: ParsableCommand {
     var countKeys = false
     @Option(help: "A system file (Systems/NAME/NAME.json), or one of its named variants (FILE@NAME: Systems/olaf/olaf.json@over-the-air): an outside system run beside the algorithms; repeatable.")
     var system: [String] = []
-    @Option(help: "Where outside systems keep their indexes (default: systems/ beside the fingerprint cache, .fpbench-cache/systems; OUT/systems with --no-cache).")
-    var systemState: String?
     @Option(help: "Output folder.") var out = "runs/benchmark"
     @OptionGroup var keep: KeepAudioOptions
     @OptionGroup var options: RunOptions
@@ -83,7 +80,7 @@ struct BenchmarkCommand: ParsableCommand {
     func run() throws {
         let dataset = try options.loadDataset(default: "catalog")
         let spec = try BenchmarkChoice.spec(try validated { try self.spec.map(BenchmarkSpec.load) ?? BenchmarkSpec() },
-                                            lengths: lengths, conditions: conditions, queries: queries, negatives: negatives)
+                                            lengths: lengths, conditions: conditions, queries: counts.queries, negatives: counts.negatives)
         let systems = try (system + (spec.systems ?? [])).map { file in try validated { try OutsideSystem(file: file) } }
         let chosen = try options.external.resolve(algorithms, systems: systems)
         var configuration = options.benchmarkConfiguration(dataset: dataset, algorithms: chosen, spec: spec,
@@ -109,7 +106,7 @@ struct BenchmarkCommand: ParsableCommand {
         let folder = URL(fileURLWithPath: out)
         keep.apply(to: &configuration.settings, folder: folder)
         configuration.systems = try options.external.apply(to: systems)
-        configuration.systemStateFolder = BenchmarkChoice.systemState(systemState, options: options, out: folder)
+        configuration.systemStateFolder = BenchmarkChoice.systemState(counts.systemState, options: options, out: folder)
         try Self.run(configuration, writingTo: folder)
     }
 

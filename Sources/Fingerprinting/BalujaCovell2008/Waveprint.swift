@@ -31,9 +31,7 @@ public struct Waveprint: FramedFingerprinting, Parameterized {
 
         /// Why these values cannot run (nil: they can); checked before a variant is made.
         public var problem: String? {
-            if let bad = frameProblem(frameSize: frameSize, hop: hop) { return bad }
-            if !isPowerOfTwo(bandCount, in: 4...256) || !isPowerOfTwo(imageRows, in: 4...1024) { return "bandCount (4-256) and imageRows (4-1,024) must be powers of two (a Haar image)" }
-            if topWavelets < 1 || topWavelets > bandCount * imageRows { return "topWavelets must be 1 to bandCount × imageRows" }
+            if let bad = frameProblem(frameSize: frameSize, hop: hop) ?? haarImageProblem(bandCount: bandCount, imageRows: imageRows, topWavelets: topWavelets) { return bad }
             if referenceStride < hop || queryStride < hop || referenceStride % hop != 0 || queryStride % hop != 0 { return "referenceStride and queryStride must be multiples of hop" }
             if !(lowestFrequency > 0 && lowestFrequency < highestFrequency && highestFrequency <= sampleRate / 2) { return "0 < lowestFrequency < highestFrequency <= Nyquist" }
             if minHashCount < tableCount || minHashCount % tableCount != 0 || minHashCount > 1000 { return "minHashCount must be a multiple of tableCount, at most 1,000" }

@@ -17,9 +17,7 @@ public struct AFAThesis: FramedFingerprinting, Parameterized {
 
         /// Why these values cannot run (nil: they can); checked before a variant is made.
         public var problem: String? {
-            if let bad = frameProblem(frameSize: frameSize, hop: hop) { return bad }
-            if !isPowerOfTwo(bandCount, in: 4...256) || !isPowerOfTwo(imageRows, in: 4...1024) { return "bandCount (4-256) and imageRows (4-1,024) must be powers of two (a Haar image)" }
-            if topWavelets < 1 || topWavelets > bandCount * imageRows { return "topWavelets must be 1 to bandCount × imageRows" }
+            if let bad = frameProblem(frameSize: frameSize, hop: hop) ?? haarImageProblem(bandCount: bandCount, imageRows: imageRows, topWavelets: topWavelets) { return bad }
             if lowestFrequency <= 0 || lowestFrequency >= sampleRate / 2 { return "lowestFrequency must lie below the Nyquist frequency" }
             return nil
         }

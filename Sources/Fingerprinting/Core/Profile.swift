@@ -62,6 +62,14 @@ extension AlgorithmParameters {
     }
 
     public func isPowerOfTwo(_ n: Int, in range: ClosedRange<Int>) -> Bool { range.contains(n) && n & (n - 1) == 0 }
+
+    /// A Haar image every wavelet front end can run (Waveprint, the AFA): bands and rows powers of two, the top
+    /// wavelets within the image.
+    public func haarImageProblem(bandCount: Int, imageRows: Int, topWavelets: Int) -> String? {
+        if !isPowerOfTwo(bandCount, in: 4...256) || !isPowerOfTwo(imageRows, in: 4...1024) { return "bandCount (4-256) and imageRows (4-1,024) must be powers of two (a Haar image)" }
+        if topWavelets < 1 || topWavelets > bandCount * imageRows { return "topWavelets must be 1 to bandCount × imageRows" }
+        return nil
+    }
 }
 
 /// An algorithm built from `Parameters`, describing each value with its source.
