@@ -12,8 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The build runs beside fpcalc's install and the datasets' downloads and renders (its modules compile mostly one
-# after another); the datasets run at the lowest priority, so the build, the longer path, keeps the cores it can
-# use and they take what it leaves. Each step says how long it took.
+# after another); the datasets run at the lowest priority, so the build keeps the cores it can use and they take
+# what it leaves. The build ends first (110-123 s on a new machine, the catalog 23-65 s later), so the suite
+# runs beside the catalog's last files. Each step says how long it took.
 build_logs=.build/logs
 source scripts/build-beside.sh
 timed scripts/setup.sh
