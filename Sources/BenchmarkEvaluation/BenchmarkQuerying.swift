@@ -36,35 +36,24 @@ extension Benchmark {
             let moved = (try? chain.get()).flatMap { Self.movedStart(query, $0) }
             let question = BenchmarkQuestion(query: query.id, condition: condition.id)
             let key = keys.benchmarkQuery(query, condition: condition, seed: question.chainSeed(configuration.seed))
-            // The degraded window resampled once per rate, for every algorithm working at it, with the CPU time that took.
-            var atRate: [Double: (audio: Audio, seconds: Double)] = [:]
+            // The degraded window at one rate (once, for every algorithm working at it), with the CPU time resampling took.
             func input(at rate: Double) throws -> (audio: Audio, seconds: Double) {
-                if let made = atRate[rate] { return made }
                 let audio = try degraded.get.get(), start = threadCPUSeconds()
-                let made = (audio: try audio.resampled(to: rate), seconds: threadCPUSeconds() - start)
-                atRate[rate] = made
-                return made
+                return (try audio.resampled(to: rate), threadCPUSeconds() - start)
             }
             if !systemFiles.rates.isEmpty {
                 var question = BenchmarkAnswer(algorithm: "", query: query.id, condition: condition.id, top: [], expectedOffset: moved)
                 do { try systemFiles.write(degraded.get.get(), query: query.id, condition: condition.id) } catch { question.failure = "\(error)" }
                 outcome.systemQuestions.append(question)
             }
-            for (a, algorithm) in algorithms.enumerated() where query.length >= algorithm.minimumDuration {
-                var answer = BenchmarkAnswer(algorithm: algorithm.identifier, query: query.id, condition: condition.id, top: [], expectedOffset: moved)
+            let asked = algorithms.indices.filter { query.length >= algorithms[$0].minimumDuration }
+            let prints = self.prints(asked, algorithms: algorithms, cache: cache, key: key, input: input, milliseconds: &outcome.fingerprintMilliseconds)
+            for a in asked {
+                var answer = BenchmarkAnswer(algorithm: algorithms[a].identifier, query: query.id, condition: condition.id, top: [], expectedOffset: moved)
                 do {
-                    let print: AnyFingerprint
-                    if let cached = cache.load(algorithm, role: .query, contentKey: key) { print = cached } else {
-                        // An algorithm's query cost: resampling to its rate (counted for each algorithm, as if it ran
-                        // alone) and fingerprinting; not decoding and degrading the window, which no algorithm does.
-                        let (audio, resampling) = try input(at: algorithm.sampleRate)
-                        let start = threadCPUSeconds()
-                        print = try algorithm.fingerprint(audio, role: .query)
-                        outcome.fingerprintMilliseconds[a].append(1000 * (threadCPUSeconds() - start + resampling))
-                        cache.store(print, algorithm, role: .query, contentKey: key)
-                    }
+                    let print = try prints[a]!.get()
                     let fingerprinted = threadCPUSeconds()
-                    answer.top = try matches(print, in: catalogs[a], algorithm: algorithm, trackIndex: trackIndex)
+                    answer.top = try matches(print, in: catalogs[a], algorithm: algorithms[a], trackIndex: trackIndex)
                     let searched = 1000 * (threadCPUSeconds() - fingerprinted)
                     outcome.searchMilliseconds[a].append(searched)
                     if keepCleanSearches && condition.id == BenchmarkCondition.cleanID {
@@ -80,6 +69,32 @@ extension Benchmark {
             }
         }
         return outcome
+    }
+
+    /// The `asked` algorithms' fingerprints of one question: from the cache, or made together at each rate from
+    /// `input` (`AnyAlgorithm.fingerprints`: a front end that several compute alike is computed once) and stored.
+    /// An algorithm's query cost, appended to `milliseconds`: resampling to its rate and fingerprinting, as if it ran
+    /// alone; not decoding and degrading the window, which no algorithm does.
+    private func prints(_ asked: [Int], algorithms: [AnyAlgorithm], cache: FingerprintCache, key: String,
+                        input: (Double) throws -> (audio: Audio, seconds: Double), milliseconds: inout [[Double]]) -> [Int: Result<AnyFingerprint, Error>] {
+        var prints: [Int: Result<AnyFingerprint, Error>] = [:]
+        for a in asked { if let cached = cache.load(algorithms[a], role: .query, contentKey: key) { prints[a] = .success(cached) } }
+        let missing = asked.filter { prints[$0] == nil }
+        for rate in Set(missing.map { algorithms[$0].sampleRate }).sorted() {
+            let those = missing.filter { algorithms[$0].sampleRate == rate }
+            switch Result(catching: { try input(rate) }) {
+            case .failure(let error):
+                for a in those { prints[a] = .failure(error) }
+            case .success(let (audio, resampling)):
+                for (a, made) in zip(those, AnyAlgorithm.fingerprints([audio], role: .query, algorithms: those.map { algorithms[$0] }, clock: threadCPUSeconds).results) {
+                    prints[a] = made.print
+                    guard case .success(let print) = made.print else { continue }
+                    milliseconds[a].append(1000 * (made.seconds + resampling))
+                    cache.store(print, algorithms[a], role: .query, contentKey: key)
+                }
+            }
+        }
+        return prints
     }
 
     /// `catalog`'s best answers to `print`, threshold not applied. A slice of the catalog passes on its

@@ -79,19 +79,20 @@ public struct CatalogIndexer: Sendable {
             let cached = algorithms.map { $0.flatMap { cache.load($0, role: .reference, contentKey: contentKey) } }
             // The algorithms without a cached fingerprint, from one decoding of the track.
             let missing = algorithms.indices.filter { algorithms[$0] != nil && cached[$0] == nil }
-            var cpu = algorithms.map { _ in 0.0 }, decode = 0.0
+            var cpu = algorithms.map { _ in 0.0 }, decode = 0.0, shared = 0.0
             var made: [Int: Result<AnyFingerprint, Error>] = [:]
             if !missing.isEmpty {
                 let start = threadCPUSeconds()
                 do {
-                    let results = try AnyAlgorithm.fingerprints(file: path, algorithms: missing.map { algorithms[$0]! }, clock: threadCPUSeconds)
-                    for (a, result) in zip(missing, results) {
+                    let fingerprinted = try AnyAlgorithm.fingerprints(file: path, algorithms: missing.map { algorithms[$0]! }, clock: threadCPUSeconds)
+                    shared = fingerprinted.shared
+                    for (a, result) in zip(missing, fingerprinted.results) {
                         made[a] = result.print
                         cpu[a] = result.seconds
                         if case .success(let print) = result.print { cache.store(print, algorithms[a]!, role: .reference, contentKey: contentKey) }
                     }
                 } catch { for a in missing { made[a] = .failure(error) } }
-                decode = max(0, threadCPUSeconds() - start - cpu.reduce(0, +))
+                decode = max(0, threadCPUSeconds() - start - (cpu.reduce(0, +) - shared))
             }
             let prints = algorithms.indices.map { a -> Result<AnyFingerprint, Error> in
                 guard algorithms[a] != nil else { return .failure(IndexFileError(path: tracks[t], reason: "indexed by a file")) }

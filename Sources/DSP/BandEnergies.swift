@@ -55,6 +55,6 @@ public struct BandMapper: Sendable, Equatable {
 extension FrameFrontEnd {
     /// Band energies (mean power per band): one row per frame, one column per band.
     public static func bandEnergies(_ stft: STFT, bands: BandMapper) -> FrameFrontEnd {
-        FrameFrontEnd(stft: stft, columns: bands.bandCount) { power, row in bands.energies(of: power, into: &row) }
+        FrameFrontEnd(stft: stft, columns: bands.bandCount, rows: .bandEnergies(bands)) { power, row in bands.energies(of: power, into: &row) }
     }
 }

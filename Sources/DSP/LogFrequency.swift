@@ -64,6 +64,6 @@ public struct LogFrequencyMapper: Sendable, Equatable {
 extension FrameFrontEnd {
     /// A log-frequency power spectrogram: one row per frame, `mapper.bandCount` bins per row.
     public static func logFrequency(_ stft: STFT, mapper: LogFrequencyMapper) -> FrameFrontEnd {
-        FrameFrontEnd(stft: stft, columns: mapper.bandCount) { power, row in mapper.map(power, into: &row) }
+        FrameFrontEnd(stft: stft, columns: mapper.bandCount, rows: .logFrequency(mapper)) { power, row in mapper.map(power, into: &row) }
     }
 }

@@ -67,16 +67,31 @@ public struct FrameFrontEnd: Sendable {
     public var stft: STFT
     public var columns: Int
     public var transform: @Sendable ([Float], inout ArraySlice<Float>) -> Void
+    /// What `transform` computes, where it is one of the kinds below (nil: a transform of its own).
+    public var rows: Rows?
 
-    public init(stft: STFT, columns: Int, transform: @escaping @Sendable ([Float], inout ArraySlice<Float>) -> Void) {
+    /// The transforms that front ends share: two with the same kind and the same STFT compute the same rows.
+    public enum Rows: Sendable, Equatable {
+        case power
+        case bandEnergies(BandMapper)
+        case logFrequency(LogFrequencyMapper)
+    }
+
+    public init(stft: STFT, columns: Int, rows: Rows? = nil, transform: @escaping @Sendable ([Float], inout ArraySlice<Float>) -> Void) {
         self.stft = stft
         self.columns = columns
+        self.rows = rows
         self.transform = transform
+    }
+
+    /// Whether this front end and `other` compute the same rows from the same samples (one can stand for both).
+    public func computesSameRows(as other: FrameFrontEnd) -> Bool {
+        rows != nil && rows == other.rows && stft == other.stft && columns == other.columns
     }
 
     /// The power spectrum itself, frameSize/2 + 1 bins per row.
     public static func power(_ stft: STFT) -> FrameFrontEnd {
-        FrameFrontEnd(stft: stft, columns: stft.frameSize / 2 + 1) { power, row in
+        FrameFrontEnd(stft: stft, columns: stft.frameSize / 2 + 1, rows: .power) { power, row in
             row.withUnsafeMutableBufferPointer { _ = $0.update(fromContentsOf: power) }
         }
     }
@@ -94,7 +109,7 @@ public struct FrameFrontEnd: Sendable {
 
 /// `FrameFrontEnd` fed block by block; hands each frame's row out as soon as the frame is complete.
 public final class FrameStream {
-    private let frontEnd: FrameFrontEnd
+    public let frontEnd: FrameFrontEnd
     private let fft: RealFFT
     private let coefficients: [Float]?
     /// Samples from the next frame's start on (fewer than a frame).

@@ -185,6 +185,38 @@ import Testing
         #expect(rate == 11_025 && blocks == samples.samples, "the blocks add up to exactly what read returns")
     }
 
+    /// Algorithms fed together, from one decoding of a file or from audio in memory, give each the fingerprint it gives
+    /// alone, though the front ends that compute the same rows (Panako's variants) run once for all of them; each is
+    /// charged the rows' time as if it ran alone, and the time counted more than once is said apart.
+    @Test func algorithmsFedTogetherGiveTheFingerprintsTheyGiveAlone() throws {
+        let algorithms = try ["panako", "constellation", "panako@dense", "haitsma-kalker", "panako@large", "quads", "nafp-small"].map(AlgorithmRegistry.algorithm)
+        let path = testDataRoot.appendingPathComponent("birds/petrel-XC663885.wav").path
+        let fromFile = try AnyAlgorithm.fingerprints(file: path, window: TimeWindow(start: 0.5, duration: 6), algorithms: algorithms, clock: threadCPUSeconds)
+        let audio = try Set(algorithms.map(\.sampleRate)).sorted().map { try AudioReader.read(path, sampleRate: $0, window: TimeWindow(start: 0.5, duration: 6)) }
+        let inMemory = AnyAlgorithm.fingerprints(audio, algorithms: algorithms, clock: threadCPUSeconds)
+        for (a, algorithm) in algorithms.enumerated() {
+            let alone = try algorithm.encode(algorithm.fingerprint(file: path, window: TimeWindow(start: 0.5, duration: 6)))
+            #expect(try algorithm.encode(fromFile.results[a].print.get()) == alone, "\(algorithm.identifier) from the file")
+            #expect(try algorithm.encode(inMemory.results[a].print.get()) == alone, "\(algorithm.identifier) in memory")
+            #expect(fromFile.results[a].seconds > 0 && inMemory.results[a].seconds > 0)
+        }
+        #expect(fromFile.shared > 0 && inMemory.shared > 0, "the three Panako variants' rows computed once")
+        let panakos = [0, 2, 4]
+        #expect(fromFile.shared < panakos.map { fromFile.results[$0].seconds }.reduce(0, +), "counted more than once, not more than charged")
+        let silence = AnyAlgorithm.fingerprints([Audio(samples: [Float](repeating: 0, count: 40_000), sampleRate: 16_000)], algorithms: panakos.map { algorithms[$0] })
+        for result in silence.results { #expect(throws: FingerprintError.silent) { try result.print.get() } }
+    }
+
+    /// Which front ends compute the same rows: the same kind of row and the same STFT, never a transform of an
+    /// algorithm's own (it cannot be compared).
+    @Test func frontEndsComputeTheSameRowsOnlyWhenTheirKindAndSTFTAgree() {
+        let panako = Panako().frontEnd, dense = Panako(parameters: { var p = Panako.Parameters(); p.peakBinRadius = 25; return p }()).frontEnd
+        var lowered = Panako.Parameters()
+        lowered.lowestFrequency = 100
+        #expect(panako.computesSameRows(as: dense) && !panako.computesSameRows(as: Panako(parameters: lowered).frontEnd))
+        #expect(!panako.computesSameRows(as: QuadFingerprinting().frontEnd) && !HaitsmaKalker().frontEnd.computesSameRows(as: HaitsmaKalker().frontEnd))
+    }
+
     /// Memory stays bounded: a process fingerprinting 12 minutes peaks within 16 MB of one fingerprinting
     /// 1 minute, for every built-in algorithm (a front end that gathered the signal would hold 23 MB more
     /// samples at 8 kHz, twice that while its array grows).

@@ -179,7 +179,12 @@ public final class FramedStream<Builder: RowBuilder>: PrintStream {
         self.builder = builder
     }
 
+    /// The front end whose rows `add` takes.
+    public var frontEnd: FrameFrontEnd { frames.frontEnd }
+
     public func consume(_ block: UnsafeBufferPointer<Float>) { frames.consume(block) { builder.add($0) } }
+    /// The next row, from another stream of the same rows (`FrameFrontEnd.computesSameRows`) in place of this one's.
+    public func add(_ row: UnsafeBufferPointer<Float>) { builder.add(row) }
     public func finish(duration: Double) -> Builder.Print { builder.finish(duration: duration) }
 }
 

@@ -1,4 +1,5 @@
 import AudioIO
+import DSP
 import Foundation
 
 /// A fingerprint of any algorithm, as the engine and the CLI pass it around.
@@ -66,7 +67,8 @@ public struct AnyAlgorithm: Sendable {
     private init<A: FingerprintAlgorithm>(_ algorithm: A, identifier: String,
                                           variants: (@Sendable ([(name: String, value: String)], String) throws -> AnyAlgorithm)?) where A.Index: StoredIndex {
         variantBody = variants
-        if let streaming = algorithm as? any StreamingFingerprinting { streamBody = Self.streaming(streaming) } else {
+        if let framed = algorithm as? any FramedFingerprinting { streamBody = Self.framing(framed) }
+        else if let streaming = algorithm as? any StreamingFingerprinting { streamBody = Self.streaming(streaming) } else {
             streamBody = { role in .gathering(at: algorithm.sampleRate) { try algorithm.fingerprint($0, role: role) } }
         }
         self.identifier = identifier
@@ -138,49 +140,83 @@ public struct AnyAlgorithm: Sendable {
     /// Reads `path` (optionally a window of it) at the algorithm's rate and fingerprints it as it decodes,
     /// holding a bounded window of samples, not the signal (unless the algorithm needs it whole).
     public func fingerprint(file path: String, window: TimeWindow? = nil, role: FingerprintRole = .reference) throws -> AnyFingerprint {
-        try Self.fingerprints(file: path, window: window, role: role, algorithms: [self])[0].print.get()
+        try Self.fingerprints(file: path, window: window, role: role, algorithms: [self]).results[0].print.get()
     }
 
     /// Fingerprints one file with several algorithms from a single decoding, resampled once per distinct
-    /// rate, every algorithm fed as the file decodes. Throws when the file cannot be read; an algorithm
-    /// that cannot fingerprint it (too short, silent) gets its reason, as for audio in memory.
+    /// rate, every algorithm fed as the file decodes (algorithms whose front ends compute the same rows
+    /// share them: `SampleFeed`). Throws when the file cannot be read; an algorithm that cannot fingerprint
+    /// it (too short, silent) gets its reason, as for audio in memory.
     /// With a `clock` (CPU seconds of the calling thread), each result carries the time spent in its
-    /// algorithm; the rest of the call's time is decoding and resampling.
+    /// algorithm, as if it ran alone, and `shared` the time counted in more than one result (shared rows):
+    /// the rest of the call's time is decoding and resampling.
     public static func fingerprints(file path: String, window: TimeWindow? = nil, role: FingerprintRole = .reference,
-                                    algorithms: [AnyAlgorithm], clock: (() -> Double)? = nil) throws -> [(print: Result<AnyFingerprint, Error>, seconds: Double)] {
+                                    algorithms: [AnyAlgorithm], clock: (() -> Double)? = nil) throws -> Fingerprints {
         let rates = Array(Set(algorithms.map(\.sampleRate))).sorted()
-        let sinks = algorithms.map { $0.streamBody(role) }
-        let fed = rates.map { rate in algorithms.indices.filter { algorithms[$0].sampleRate == rate } }
-        var samples = rates.map { _ in 0 }, sound = rates.map { _ in false }, seconds = algorithms.map { _ in 0.0 }
-        func timed<T>(_ a: Int, _ body: () throws -> T) rethrows -> T {
-            guard let clock else { return try body() }
-            let start = clock()
-            defer { seconds[a] += clock() - start }
-            return try body()
+        return try fingerprints(rates: rates, role: role, algorithms: algorithms, clock: clock) { feed in
+            try AudioReader.stream(path, sampleRates: rates, window: window, feed)
         }
-        try AudioReader.stream(path, sampleRates: rates, window: window) { r, block in
+    }
+
+    /// Fingerprints audio in memory with several algorithms, each as `fingerprint(_:role:)` would, from `audio`
+    /// at each of their rates (algorithms whose front ends compute the same rows share them); `clock` as above.
+    public static func fingerprints(_ audio: [Audio], role: FingerprintRole = .reference, algorithms: [AnyAlgorithm],
+                                    clock: (() -> Double)? = nil) -> Fingerprints {
+        precondition(algorithms.allSatisfy { algorithm in audio.contains { $0.sampleRate == algorithm.sampleRate } }, "audio at every algorithm's rate")
+        return fingerprints(rates: audio.map(\.sampleRate), role: role, algorithms: algorithms, clock: clock) { feed in
+            for (r, audio) in audio.enumerated() { audio.samples.withUnsafeBufferPointer { feed(r, $0) } }
+        }
+    }
+
+    /// `algorithms` fed the samples `source` hands out, a block at a time at each of `rates` (by its index).
+    private static func fingerprints(rates: [Double], role: FingerprintRole, algorithms: [AnyAlgorithm], clock: (() -> Double)?,
+                                     source: ((Int, UnsafeBufferPointer<Float>) -> Void) throws -> Void) rethrows -> Fingerprints {
+        let sinks = algorithms.map { $0.streamBody(role) }
+        let feeds = rates.map { rate in SampleFeed.feeds(algorithms.indices.filter { algorithms[$0].sampleRate == rate }, sinks: sinks) }
+        var samples = rates.map { _ in 0 }, sound = rates.map { _ in false }, time = FeedTime(seconds: algorithms.map { _ in 0.0 })
+        try source { r, block in
             samples[r] += block.count
             if !sound[r] { sound[r] = block.contains { $0 != 0 } }
-            for a in fed[r] { timed(a) { sinks[a].consume(block) } }
+            for feed in feeds[r] { feed.consume(block, sinks: sinks, clock: clock, time: &time) }
         }
-        return algorithms.enumerated().map { a, algorithm in
+        for feed in feeds.joined() { feed.finish(sinks: sinks, clock: clock, time: &time) }
+        let results = algorithms.enumerated().map { a, algorithm in
             let r = rates.firstIndex(of: algorithm.sampleRate)!, duration = Double(samples[r]) / algorithm.sampleRate
             let print = Result<AnyFingerprint, Error> {
                 // The same refusals as for audio in memory, in the same order.
                 guard duration >= algorithm.minimumDuration else { throw FingerprintError.tooShort(duration: duration, minimum: algorithm.minimumDuration) }
                 guard sound[r] else { throw FingerprintError.silent }
-                let print = try timed(a) { try sinks[a].finish(duration) }
+                let start = clock?()
+                defer { if let clock, let start { time.seconds[a] += clock() - start } }
+                let print = try sinks[a].finish(duration)
                 guard print.subFingerprintCount > 0 else { throw FingerprintError.noSubFingerprints(duration: duration) }
                 return AnyFingerprint(algorithm: algorithm.identifier, base: print)
             }
-            return (print, seconds[a])
+            return (print, time.seconds[a])
         }
+        return Fingerprints(results: results, shared: time.shared)
+    }
+
+    /// Several algorithms' fingerprints of the same audio (`fingerprints(file:...)`, `fingerprints(_:...)`).
+    public struct Fingerprints {
+        /// Per algorithm, its fingerprint or why it has none, and its CPU seconds as if it ran alone (with a clock).
+        public var results: [(print: Result<AnyFingerprint, Error>, seconds: Double)]
+        /// CPU seconds counted in more than one result: the rows algorithms shared, counted once more per algorithm.
+        public var shared: Double
     }
 
     private static func streaming<A: StreamingFingerprinting>(_ algorithm: A) -> @Sendable (FingerprintRole) -> SampleSink {
         { role in
             let stream = algorithm.stream(role: role)
             return SampleSink(consume: stream.consume, finish: stream.finish)
+        }
+    }
+
+    /// A framed algorithm's sink, whose back end can also take the rows of another algorithm's front end.
+    private static func framing<A: FramedFingerprinting>(_ algorithm: A) -> @Sendable (FingerprintRole) -> SampleSink {
+        { role in
+            let stream = algorithm.stream(role: role)
+            return SampleSink(consume: stream.consume, finish: stream.finish, framed: (stream.frontEnd, stream.add))
         }
     }
 
@@ -232,6 +268,9 @@ struct SampleSink {
     let consume: (UnsafeBufferPointer<Float>) -> Void
     /// The fingerprint of everything consumed, `duration` seconds.
     let finish: (_ duration: Double) throws -> any Fingerprint
+    /// A framed algorithm's front end, and its back end taking one row: fed rows in place of samples, where
+    /// another algorithm's front end computes the same rows.
+    var framed: (frontEnd: FrameFrontEnd, add: (UnsafeBufferPointer<Float>) -> Void)? = nil
 }
 
 extension SampleSink {
