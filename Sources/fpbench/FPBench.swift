@@ -34,7 +34,7 @@ extension FPBench {
     static func main() {
         Orphans.reapOrphans()  // every child fpbench starts is a ChildRun: an orphan left behind is a system's daemon
         var command: ParsableCommand
-        do { command = try parseAsRoot() } catch { exit(withError: error) }
+        do { command = try parseAsRoot(valuesJoined(Array(CommandLine.arguments.dropFirst()))) } catch { exit(withError: error) }
         do { try command.run() } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             let path = error.userInfo[NSFilePathErrorKey] as? String ?? (error.userInfo[NSURLErrorKey] as? URL)?.path ?? "a file"
             let posix = (error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code
@@ -48,5 +48,21 @@ extension FPBench {
         } catch {
             exit(withError: error)
         }
+    }
+
+    /// `arguments` with each negative number that follows an option joined to it (`--queries -3` as `--queries=-3`):
+    /// the argument parser takes a lone `-3` for an option and says the value is missing, where the option's own
+    /// check says what is wrong with it. No option of fpbench is a dash and a digit; nothing after `--` is joined.
+    static func valuesJoined(_ arguments: [String]) -> [String] {
+        var joined: [String] = []
+        for argument in arguments {
+            if let option = joined.last, option.hasPrefix("--"), option.count > 2, !option.contains("="), !joined.contains("--"),
+               argument.hasPrefix("-"), argument.dropFirst().first.map({ $0.isNumber || $0 == "." }) == true, Double(argument) != nil {
+                joined[joined.count - 1] = option + "=" + argument
+            } else {
+                joined.append(argument)
+            }
+        }
+        return joined
     }
 }

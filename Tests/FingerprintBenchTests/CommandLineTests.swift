@@ -320,6 +320,9 @@ import Testing
             (["fingerprint", "-a", "constellation@fanOut=5,fanOut=6", bird], "fanOut is set twice"),
             (["benchmark", "--dataset", "catalog-ci", "--peer-tracks=-1"], "--peer-tracks must be 0 (off) or more, got -1"),
             (["benchmark", "--dataset", "catalog-ci", "--negatives", "0"], "negativesPerLength: 2 to 100,000"),
+            // A negative number after an option is its value, refused for its own reason (the parser said "Missing value").
+            (["benchmark", "--dataset", "catalog-ci", "--queries", "-3"], "queriesPerLength: 1 to 100,000"),
+            (["benchmark", "--dataset", "catalog-ci", "--peer-tracks", "-1"], "--peer-tracks must be 0 (off) or more, got -1"),
         ] {
             let run = try fpbench(arguments)
             #expect(run.status == 64, "\(arguments): \(run.errors)")
