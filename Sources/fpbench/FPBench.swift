@@ -57,7 +57,7 @@ extension FPBench {
         var joined: [String] = []
         for argument in arguments {
             if let option = joined.last, option.hasPrefix("--"), option.count > 2, !option.contains("="), !joined.contains("--"),
-               argument.hasPrefix("-"), argument.dropFirst().first.map({ $0.isNumber || $0 == "." }) == true, Double(argument) != nil {
+               argument.hasPrefix("-"), Double(argument) != nil {
                 joined[joined.count - 1] = option + "=" + argument
             } else {
                 joined.append(argument)

@@ -171,16 +171,14 @@ extension FramedFingerprinting {
 
 /// A frame stream feeding a row builder.
 public final class FramedStream<Builder: RowBuilder>: PrintStream {
-    private let frames: FrameStream
+    /// Its front end's stream; where another stream's rows are added instead, free for several algorithms' rows.
+    public let frames: FrameStream
     private var builder: Builder
 
     init(_ frames: FrameStream, _ builder: Builder) {
         self.frames = frames
         self.builder = builder
     }
-
-    /// The front end whose rows `add` takes.
-    public var frontEnd: FrameFrontEnd { frames.frontEnd }
 
     public func consume(_ block: UnsafeBufferPointer<Float>) { frames.consume(block) { builder.add($0) } }
     /// The next row, from another stream of the same rows (`FrameFrontEnd.computesSameRows`) in place of this one's.

@@ -216,7 +216,7 @@ public struct AnyAlgorithm: Sendable {
     private static func framing<A: FramedFingerprinting>(_ algorithm: A) -> @Sendable (FingerprintRole) -> SampleSink {
         { role in
             let stream = algorithm.stream(role: role)
-            return SampleSink(consume: stream.consume, finish: stream.finish, framed: (stream.frontEnd, stream.add))
+            return SampleSink(consume: stream.consume, finish: stream.finish, framed: (stream.frames, stream.add))
         }
     }
 
@@ -268,9 +268,9 @@ struct SampleSink {
     let consume: (UnsafeBufferPointer<Float>) -> Void
     /// The fingerprint of everything consumed, `duration` seconds.
     let finish: (_ duration: Double) throws -> any Fingerprint
-    /// A framed algorithm's front end, and its back end taking one row: fed rows in place of samples, where
+    /// A framed algorithm's frame stream, and its back end taking one row: fed rows in place of samples, where
     /// another algorithm's front end computes the same rows.
-    var framed: (frontEnd: FrameFrontEnd, add: (UnsafeBufferPointer<Float>) -> Void)? = nil
+    var framed: (frames: FrameStream, add: (UnsafeBufferPointer<Float>) -> Void)? = nil
 }
 
 extension SampleSink {

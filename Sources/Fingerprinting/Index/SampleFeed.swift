@@ -11,11 +11,12 @@ enum SampleFeed {
         var groups: [[Int]] = []
         for a in members {
             let same = sinks[a].framed.flatMap { mine in
-                groups.firstIndex { sinks[$0[0]].framed?.frontEnd.computesSameRows(as: mine.frontEnd) ?? false }
+                groups.firstIndex { sinks[$0[0]].framed?.frames.frontEnd.computesSameRows(as: mine.frames.frontEnd) ?? false }
             }
             if let same { groups[same].append(a) } else { groups.append([a]) }
         }
-        return groups.map { $0.count == 1 ? .alone($0[0]) : .shared(SharedRows(sinks[$0[0]].framed!.frontEnd, members: $0)) }
+        // A group's rows come from its first member's frame stream, which its own sink then never feeds.
+        return groups.map { $0.count == 1 ? .alone($0[0]) : .shared(SharedRows(sinks[$0[0]].framed!.frames, members: $0)) }
     }
 
     /// Feeds `block`, adding each algorithm's CPU seconds by `clock` (when there is one) to `time`.
@@ -55,10 +56,10 @@ final class SharedRows {
     private var rows: [Float] = []
     private var rowSeconds = 0.0
 
-    init(_ frontEnd: FrameFrontEnd, members: [Int]) {
-        stream = frontEnd.stream()
+    init(_ stream: FrameStream, members: [Int]) {
+        self.stream = stream
         self.members = members
-        rows.reserveCapacity((Self.rowsAtATime + 1) * frontEnd.columns)
+        rows.reserveCapacity((Self.rowsAtATime + 1) * stream.frontEnd.columns)
     }
 
     func consume(_ block: UnsafeBufferPointer<Float>, sinks: [SampleSink], clock: (() -> Double)?, time: inout FeedTime) {
