@@ -4,6 +4,7 @@ import Fingerprinting
 
 struct Algorithms: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "algorithms",
         abstract: "List the registered algorithms with their sample rates and parameters, each with its source.",
         discussion: """
         Use an identifier from this list wherever a command takes --algorithm or --algorithms. A variant \

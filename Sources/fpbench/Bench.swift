@@ -7,6 +7,7 @@ import OutsidePrograms
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "bench",
         abstract: "Measure fingerprinting speed: seconds of audio per CPU second, per algorithm.",
         discussion: """
         For each algorithm and file: decode + resample + fingerprint, repeated --repeat times; prints the \

@@ -4,6 +4,7 @@ import Fingerprinting
 
 struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "compare",
         abstract: "Compare two audio files: the score, the algorithm's raw figure and the offset.",
         discussion: """
         The thesis's "compare two audio files": the query (the unknown recording) is fingerprinted and \

@@ -11,6 +11,7 @@ struct DatasetCommand: ParsableCommand {
 
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "init",
             abstract: "Write a manifest, with every file's checksum, for a folder of audio files (a suite's sources, or a benchmark's catalog).",
             discussion: """
             Sources for the thesis suite (`fpbench run`): each audio file directly in FOLDER is a source; its \

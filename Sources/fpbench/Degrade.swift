@@ -7,6 +7,7 @@ import Foundation
 
 struct Degrade: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "degrade",
         abstract: "Degrade one audio file with a chain of stages, as the suite and the benchmark degrade queries.",
         discussion: """
         Reads the file at the working rate (\(Int(workingRate)) Hz, mono), applies the stages in order with one \

@@ -50,18 +50,28 @@ extension FPBench {
         }
     }
 
-    /// `arguments` with each negative number that follows an option joined to it (`--queries -3` as `--queries=-3`):
-    /// the argument parser takes a lone `-3` for an option and says the value is missing, where the option's own
-    /// check says what is wrong with it. No option of fpbench is a dash and a digit; nothing after `--` is joined.
+    /// `arguments` with each negative number given as a value of the option before it: joined to it (`--queries -3` as
+    /// `--queries=-3`), or, after other numbers of a list (`--lengths 5 -1`), as the option once more (`--lengths 5
+    /// --lengths=-1`). The argument parser takes a lone `-1` for an option and says the value is missing or the option
+    /// unknown, where the option's own check says what is wrong with it. No option of fpbench is a dash and a digit;
+    /// nothing after `--` is joined.
     static func valuesJoined(_ arguments: [String]) -> [String] {
         var joined: [String] = []
+        var option: String?  // the last option that may take the numbers after it
+        var ended = false
         for argument in arguments {
-            if let option = joined.last, option.hasPrefix("--"), option.count > 2, !option.contains("="), !joined.contains("--"),
-               argument.hasPrefix("-"), Double(argument) != nil {
-                joined[joined.count - 1] = option + "=" + argument
-            } else {
-                joined.append(argument)
+            ended = ended || argument == "--"
+            let number = Double(argument) != nil
+            if !ended, number, argument.hasPrefix("-"), let option {
+                joined.append(joined.last == option ? joined.removeLast() + "=" + argument : option + "=" + argument)
+                continue
             }
+            if argument.hasPrefix("--"), argument.count > 2, !argument.contains("=") {
+                option = argument
+            } else if !number {
+                option = nil
+            }
+            joined.append(argument)
         }
         return joined
     }

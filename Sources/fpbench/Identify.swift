@@ -7,6 +7,7 @@ import Reporting
 
 struct Identify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "identify",
         abstract: "Search a catalog of references for each query: ranked matches, or \"no match\".",
         discussion: """
         Fingerprints every --catalog file (or every audio file in a --catalog folder) as a reference and \

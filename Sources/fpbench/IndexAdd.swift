@@ -7,6 +7,7 @@ import Foundation
 extension IndexCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add tracks to an index file: the result equals a fresh build of all its tracks.",
             discussion: """
             The index's own fingerprints are read back from the file (lossless), the new tracks fingerprinted, \

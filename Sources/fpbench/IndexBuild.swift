@@ -8,6 +8,7 @@ import Foundation
 extension IndexCommand {
     struct Build: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "build",
             abstract: "Write an algorithm's index of a catalog (a dataset's catalog tracks, or any files and folders) to a file.",
             discussion: """
             The file holds the algorithm's index (its postings, read in place through a memory mapping, so \

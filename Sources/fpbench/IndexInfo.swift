@@ -6,6 +6,7 @@ import Foundation
 extension IndexCommand {
     struct Info: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "info",
             abstract: "What an index file holds: algorithm, parameters, tracks, size, and its calibrated thresholds.",
             discussion: "Opening the file checks its header (`fpbench index verify` checks every byte).\n\nExample: fpbench index info music.fpindex")
 

@@ -7,6 +7,7 @@ import Foundation
 extension IndexCommand {
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Check every byte of index files: each section's checksum, each block of the postings, each fingerprint.",
             discussion: """
             Searching an index file verifies only what it reads (the header when the file is opened, then \

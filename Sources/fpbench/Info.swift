@@ -4,6 +4,7 @@ import Foundation
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "info",
         abstract: "Print each audio file's format, channels, sample rate, duration, peak and RMS level.",
         discussion: """
         Reads every container and codec FFmpeg's libraries read (WAV, AIFF, FLAC, Ogg Vorbis and Opus, MP3, \

@@ -9,6 +9,7 @@ import Sweeps
 
 struct Merge: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "merge",
         abstract: "Gather the parts of a sharded benchmark, suite run or sweep into the results an unsharded run writes.",
         discussion: """
         Each part is the results.json of `fpbench benchmark --shard I/N` or `fpbench run --shard I/N`, or \

@@ -10,6 +10,7 @@ import Sweeps
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Run the evaluation suite: every algorithm on every test, similarity matrices and a summary.",
         discussion: """
         The built-in `thesis` suite reproduces Brandner's four tests on the dataset's sources: 1 a 4 s crop \
@@ -59,6 +60,7 @@ struct Run: ParsableCommand {
 
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "report",
         abstract: "Regenerate every table, figure and report.html from a results.json (or a sweep's sweep.json) alone.",
         discussion: """
         Works on the results of `fpbench run` and of `fpbench benchmark` (whose costs.json, beside it, adds the costs section), \

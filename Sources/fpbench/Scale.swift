@@ -8,6 +8,7 @@ import Foundation
 
 struct Scale: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "scale",
         abstract: "The synthetic scale test: search time, memory, index size and false positives on catalogs grown past the real one.",
         discussion: """
         The benchmark's real catalog (default: catalog, 13.1 h) is grown to each of --hours with SYNTHETIC \

@@ -12,6 +12,7 @@ extension SweepCommand {
 
     struct Noise: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "noise",
             abstract: "Test 1's queries with noise at each level: top-1 accuracy, mean diagonal and margin, and breaking points.",
             discussion: """
             Levels are a peak level in dBFS (the thesis's 1.58 % and 3.16 % of full scale are -36 and -30 dBFS) \
@@ -51,6 +52,7 @@ extension SweepCommand {
 
     struct Length: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "length",
             abstract: "Test 1 with query lengths from 0.5 to 8 s: accuracy per length and the shortest length with 90 % top-1.",
             discussion: "Example: fpbench sweep length --algorithms haitsma-kalker constellation")
 

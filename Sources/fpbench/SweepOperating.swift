@@ -10,6 +10,7 @@ extension SweepCommand {
 
     struct Operating: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "operating",
             abstract: "Operating points: algorithms and outside systems at several settings of a density-like parameter, accuracy against index size and query CPU.",
             discussion: """
             Every value of every --point is a variant (ALGORITHM@PARAMETER=VALUE, SYSTEM@NAME=VALUE; each system's \

@@ -12,6 +12,7 @@ extension SweepCommand {
 
     struct Parameter: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "parameter",
             abstract: "Sweep one of an algorithm's own parameters: each value a variant (ALGORITHM@PARAMETER=VALUE).",
             discussion: """
             On the thesis suite the variants answer --test's queries (default test3-noise-3.16); with --benchmark, \

@@ -10,6 +10,7 @@ extension SweepCommand {
 
     struct Skew: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "skew",
             abstract: "Sub-frame time skew: each algorithm and system with its query starts on its own frame grid, then moved by shares of its hop.",
             discussion: """
             One identification benchmark per algorithm or system (its hop: the algorithm's frame step, a system \

@@ -13,6 +13,7 @@ extension SweepCommand {
 
     struct Stage: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "stage",
             abstract: "Sweep one parameter of a degradation stage: speed, tempo, pitch, codec bitrate, filters, clipping, gain...",
             discussion: """
             Units and parameters as in suite files: \(StageUnits.sweepableParameters) (a room is a simulated shoebox \

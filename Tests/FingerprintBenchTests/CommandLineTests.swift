@@ -323,6 +323,8 @@ import Testing
             // A negative number after an option is its value, refused for its own reason (the parser said "Missing value").
             (["benchmark", "--dataset", "catalog-ci", "--queries", "-3"], "queriesPerLength: 1 to 100,000"),
             (["benchmark", "--dataset", "catalog-ci", "--peer-tracks", "-1"], "--peer-tracks must be 0 (off) or more, got -1"),
+            // ... and after other numbers of a list, a value of the same list (the parser said "Unknown option '-1'").
+            (["benchmark", "--dataset", "catalog-ci", "--lengths", "5", "-1"], "queryLengths: each must be at least 0.1 s"),
         ] {
             let run = try fpbench(arguments)
             #expect(run.status == 64, "\(arguments): \(run.errors)")
