@@ -153,9 +153,11 @@ extension Benchmark {
         let fractions = [1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1]
         let measured = algorithms.indices.filter { algorithms[$0].capabilities.contains(.indexed) && prints[$0].contains(where: { $0 != nil }) }  // not from an index file
         let jobs = measured.flatMap { a in fractions.map { (a, $0) } }
+        // The largest catalogs built first (the whole one is not built again), so no large one is left to one thread at the end.
+        let built = jobs.map { $0.1 < 1 ? $0.1 : 0 }
         progress.start("scaling curve", total: jobs.count)
         defer { progress.finish() }
-        return try parallelMap(jobs.count, threads: configuration.threads) { j -> Result<BenchmarkCosts.ScalingPoint, Error> in
+        return try parallelMap(jobs.count, threads: configuration.threads, order: jobs.indices.sorted { built[$0] > built[$1] }) { j -> Result<BenchmarkCosts.ScalingPoint, Error> in
             defer { progress.advance() }
             let (a, fraction) = jobs[j]
             let kept = Array(order.prefix(max(1, Int((fraction * Double(tracks.count)).rounded(.up)))))
