@@ -24,7 +24,8 @@ import Testing
     /// The layers' product kernel keeps its contract on shapes that leave partial blocks and tiles (13 rows,
     /// 37 columns), or have fewer columns than a tile (one segment's last layers: 8 and 1), with zeros among
     /// the factors and a -0 in c: the AVX2 kernel, the scalar one and the definition written out here (each term
-    /// rounded, then added in the order of k, zero factors skipped) agree bit for bit.
+    /// rounded, then added in the order of k, zero factors skipped) agree bit for bit, with b row-major or in the
+    /// kernel's tiles, and with c starting at biases, ReLU as it is stored.
     @Test(arguments: [(13, 37, 29), (12, 32, 576), (64, 33, 513), (64, 8, 192), (190, 1, 576)]) func theProductKernelHasTheSameBitsOnEveryProcessor(m: Int, n: Int, k: Int) {
         var state: UInt64 = 7
         func next() -> Float {
@@ -48,6 +49,26 @@ import Testing
         }
         #expect(vector.map(\.bitPattern) == written.map(\.bitPattern))
         #expect(scalar.map(\.bitPattern) == written.map(\.bitPattern))
+        // b in the kernel's tiles ([n / 16 rounded up][k][16]), each row of c starting at a bias (c's values, NaN here,
+        // never read) and ReLU as c is stored (-0 and NaN stay): the convolutions' form, the same bits again.
+        var tiles = [Float](repeating: 0, count: (n + 15) / 16 * 16 * k)
+        for p in 0..<k { for j in 0..<n { tiles[(j / 16 * k + p) * 16 + j % 16] = b[p * n + j] } }
+        var biases = (0..<m).map { _ in next() }
+        biases[m - 1] = -0.0
+        var expected = (0..<(m * n)).map { biases[$0 / n] }
+        for i in 0..<m {
+            for p in 0..<k where a[i * k + p] != 0 {
+                for j in 0..<n { expected[i * n + j] = expected[i * n + j] + a[i * k + p] * b[p * n + j] }
+            }
+        }
+        for (tiled, biased) in [(true, false), (false, true), (true, true)] {
+            let want = biased ? expected.map { $0 < 0 ? 0 : $0 } : written
+            for scalar in [false, true] {
+                var c = biased ? [Float](repeating: .nan, count: m * n) : start
+                multiply(a, tiled ? tiles : b, into: &c, m: m, n: n, k: k, scalar: scalar, tiled: tiled, biases: biased ? biases : nil, relu: biased)
+                #expect(c.map(\.bitPattern) == want.map(\.bitPattern), "tiled \(tiled), biases and ReLU \(biased), scalar \(scalar)")
+            }
+        }
     }
 
     @Test func theForwardPassReproducesPyTorch() throws {

@@ -43,9 +43,11 @@ struct SeparableEncoder: Sendable {
     let header: Header
     /// Per block: the time convolution (1 × 3), then the frequency convolution (3 × 1).
     let blocks: [(time: Convolution, frequency: Convolution)]
-    /// The projection head's two layers, weights transposed to [in][out].
+    /// The projection head's two layers, weights transposed to [in][out], in the product's tiles.
     let hidden: (weights: [Float], biases: [Float]), output: (weights: [Float], biases: [Float])
     let melFilters: [Float]
+    /// Per band, the bins from its filter's first value above zero to its last.
+    let melBins: [Range<Int>]
     let window: [Float]
     /// Frames per segment (centred frames: 1 + segment / fftHop).
     var frames: Int { 1 + header.segment / header.fftHop }
@@ -74,17 +76,24 @@ struct SeparableEncoder: Sendable {
             inputs = c
         }
         let width = try tensor("project0.bias", [256]).count
-        func transposed(_ w: [Float], rows: Int, columns: Int) -> [Float] {
-            var t = [Float](repeating: 0, count: w.count)
-            for r in 0..<rows { for c in 0..<columns { t[c * rows + r] = w[r * columns + c] } }
+        /// [outputs][inputs] as the product's b: [inputs][outputs] in its tiles of 16 outputs ([outputs / 16][inputs][16]).
+        func tiled(_ w: [Float], outputs: Int, inputs: Int) -> [Float] {
+            var t = [Float](repeating: 0, count: (outputs + 15) / 16 * 16 * inputs)
+            for o in 0..<outputs { for i in 0..<inputs { t[(o / 16 * inputs + i) * 16 + o % 16] = w[o * inputs + i] } }
             return t
         }
         self.header = header
         self.blocks = blocks
-        hidden = (transposed(try tensor("project0.weight", [width, inputs]), rows: width, columns: inputs), try tensor("project0.bias", [width]))
-        output = (transposed(try tensor("project1.weight", [header.embedding, width]), rows: header.embedding, columns: width),
+        hidden = (tiled(try tensor("project0.weight", [width, inputs]), outputs: width, inputs: inputs), try tensor("project0.bias", [width]))
+        output = (tiled(try tensor("project1.weight", [header.embedding, width]), outputs: header.embedding, inputs: width),
                   try tensor("project1.bias", [header.embedding]))
-        melFilters = Self.melFilters(header)
+        let filters = Self.melFilters(header), bins = header.fft / 2 + 1
+        melFilters = filters
+        melBins = (0..<header.mels).map { b in
+            let row = filters[(b * bins)..<((b + 1) * bins)]
+            guard let first = row.firstIndex(where: { $0 != 0 }), let last = row.lastIndex(where: { $0 != 0 }) else { return 0..<0 }
+            return (first - b * bins)..<(last - b * bins + 1)
+        }
         window = WindowFunction.hann.coefficients(size: header.fft)!
     }
 
@@ -119,9 +128,19 @@ struct SeparableEncoder: Sendable {
             }
         }
         var image = [Float](repeating: 0, count: h.mels * frames)
-        // The filters are mostly zeros, which the scalar path skips once per band (the vector one tests them per
-        // block of bands and column tile): the same bits, a fraction of the work.
-        multiply(melFilters, spectra, into: &image, m: h.mels, n: frames, k: bins, scalar: true)
+        // The filters are mostly zeros: each band sums only the bins its filter covers, whose zeros the product skipped
+        // term by term (the same bits, a fraction of the work).
+        melFilters.withUnsafeBufferPointer { filters in
+            spectra.withUnsafeBufferPointer { spectra in
+                image.withUnsafeMutableBufferPointer { image in
+                    for (b, covered) in melBins.enumerated() where !covered.isEmpty {
+                        fp_multiply_add(filters.baseAddress! + b * bins + covered.lowerBound, spectra.baseAddress! + covered.lowerBound * frames,
+                                        image.baseAddress! + b * frames, 1, Int32(frames), Int32(covered.count),
+                                        fp_product(scalar: 1, tiled: 0, biases: nil, relu: 0))
+                    }
+                }
+            }
+        }
         for i in image.indices { image[i] = log10(image[i] + 1e-6) }
         let top = image.max() ?? 0
         return image.map { max($0 - top, -8) / 8 + 1 }
@@ -158,45 +177,49 @@ struct SeparableEncoder: Sendable {
                           buffers: inout Buffers) -> ([Float], Int) {
         let length = alongTime ? width : height, out = (length - 1) / c.stride + 1
         let (oh, ow) = alongTime ? (height, out) : (out, width)
-        let columns = count * oh * ow
-        // im2col into zeros (the padding is never written), in the kept buffer.
-        if buffers.columns.count < channels * 3 * columns { buffers.columns = [Float](repeating: 0, count: channels * 3 * columns) }
+        let columns = count * oh * ow, rows = channels * 3, tiles = (columns + 15) / 16, plane = count * height * width
+        // Where tap k of column j (image, frequency, time) reads in its input channel's plane ([image][frequency][time]),
+        // -1 in the padding and past the last column.
+        var reads = [Int32](repeating: -1, count: 3 * tiles * 16)
+        for k in 0..<3 {
+            for s in 0..<count {
+                for f in 0..<oh {
+                    for t in 0..<ow {
+                        let (sf, st) = alongTime ? (f, t * c.stride + k - 1) : (f * c.stride + k - 1, t)
+                        guard sf >= 0, sf < height, st >= 0, st < width else { continue }
+                        reads[k * tiles * 16 + (s * oh + f) * ow + t] = Int32(s * height * width + sf * width + st)
+                    }
+                }
+            }
+        }
+        // im2col in the product's own tiles ([tile][row][16], a row an input channel and tap), written in order, each
+        // value read where it lies: written row by row instead, each tile's rows lie far apart, and every store missed.
+        let size = tiles * rows * 16
+        if buffers.columns.count < size { buffers.columns = [Float](repeating: 0, count: size) }
         x.withUnsafeBufferPointer { x in
-            buffers.columns.withUnsafeMutableBufferPointer { all in
-                let col = UnsafeMutableBufferPointer(rebasing: all[..<(channels * 3 * columns)])
-                col.update(repeating: 0)
-                for ci in 0..<channels {
-                    for k in 0..<3 {
-                        let row = (ci * 3 + k) * columns
-                        for s in 0..<count {
-                            let source = x.baseAddress! + (ci * count + s) * height * width, target = col.baseAddress! + row + s * oh * ow
-                            if alongTime {
-                                // Output time t reads input time t * stride + k - 1, inside [0, width).
-                                let first = k == 0 ? 1 : 0, end = width - k < 0 ? 0 : min(ow, (width - k) / c.stride + 1)
-                                for f in 0..<oh where first < end {
-                                    for t in first..<end { target[f * ow + t] = source[f * width + t * c.stride + k - 1] }
-                                }
-                            } else {
-                                for f in 0..<oh {
-                                    let sf = f * c.stride + k - 1
-                                    guard sf >= 0, sf < height else { continue }
-                                    (target + f * ow).update(from: source + sf * width, count: ow)
-                                }
+            reads.withUnsafeBufferPointer { reads in
+                buffers.columns.withUnsafeMutableBufferPointer { col in
+                    var target = col.baseAddress!
+                    for tile in 0..<tiles {
+                        for ci in 0..<channels {
+                            let source = x.baseAddress! + ci * plane
+                            for k in 0..<3 {
+                                let at = reads.baseAddress! + k * tiles * 16 + tile * 16
+                                for l in 0..<16 { target[l] = at[l] < 0 ? 0 : source[Int(at[l])] }
+                                target += 16
                             }
                         }
                     }
                 }
             }
         }
-        // The output starts as the biases, in the spare buffer (the previous layer's input).
+        // The output, in the spare buffer (the previous layer's input), resized but not cleared: the product starts
+        // each row at its bias and never reads what was there; ReLU as it stores.
         var y: [Float] = []
         swap(&y, &buffers.spare)
-        y.removeAll(keepingCapacity: true)
-        for bias in c.biases { y.append(contentsOf: repeatElement(bias, count: columns)) }
-        multiply(c.weights, buffers.columns, into: &y, m: c.outputs, n: columns, k: channels * 3)
-        y.withUnsafeMutableBufferPointer { y in
-            for i in y.indices { y[i] = y[i] < 0 ? 0 : y[i] }  // ReLU as a select, so it vectorises (-0 stays -0, as before)
-        }
+        let outputs = c.outputs * columns
+        if y.count > outputs { y.removeLast(y.count - outputs) } else { y.append(contentsOf: repeatElement(0, count: outputs - y.count)) }
+        multiply(c.weights, buffers.columns, into: &y, m: c.outputs, n: columns, k: rows, tiled: true, biases: c.biases, relu: true)
         buffers.spare = x  // the caller's only other hold on it is replaced by `y`
         return (y, out)
     }
@@ -205,17 +228,25 @@ struct SeparableEncoder: Sendable {
     private func layer(_ x: [Float], _ l: (weights: [Float], biases: [Float]), rows: Int, inputs: Int) -> [Float] {
         let outputs = l.biases.count
         var y = (0..<rows).flatMap { _ in l.biases }
-        multiply(x, l.weights, into: &y, m: rows, n: outputs, k: inputs)
+        multiply(x, l.weights, into: &y, m: rows, n: outputs, k: inputs, tiled: true)
         return y
     }
 }
 
-/// c (m × n) += a (m × k) · b (k × n), row-major: our kernel (Sources/CKernels), each sum in the order of k with
-/// every product rounded, terms with a zero in `a` skipped, so its AVX2 form and its scalar one (`scalar`, and
-/// processors without AVX2) give the same bits and the golden fingerprints hold on every machine.
-func multiply(_ a: [Float], _ b: [Float], into c: inout [Float], m: Int, n: Int, k: Int, scalar: Bool = false) {
-    precondition(a.count >= m * k && b.count >= k * n && c.count >= m * n, "multiply: matrices smaller than their shapes")
-    fp_multiply_add(a, b, &c, Int32(m), Int32(n), Int32(k), scalar ? 1 : 0)
+/// c (m × n) += a (m × k) · b (k × n), row-major (b in the kernel's tiles of 16 columns, `tiled`: [n / 16 rounded
+/// up][k][16]; each row i of c starting as `biases[i]`, not c's values, when given; ReLU as c is stored, `relu`):
+/// our kernel (Sources/CKernels), each sum in the order of k with every product rounded, terms with a zero in `a`
+/// skipped, so its AVX2 form and its scalar one (`scalar`, and processors without AVX2) give the same bits and the
+/// golden fingerprints hold on every machine.
+func multiply(_ a: [Float], _ b: [Float], into c: inout [Float], m: Int, n: Int, k: Int, scalar: Bool = false, tiled: Bool = false,
+              biases: [Float]? = nil, relu: Bool = false) {
+    precondition(a.count >= m * k && b.count >= (tiled ? (n + 15) / 16 * 16 : n) * k && c.count >= m * n && (biases?.count ?? m) >= m,
+                 "multiply: matrices smaller than their shapes")
+    let flags = (scalar: Int32(scalar ? 1 : 0), tiled: Int32(tiled ? 1 : 0), relu: Int32(relu ? 1 : 0))
+    (biases ?? []).withUnsafeBufferPointer { biases in
+        fp_multiply_add(a, b, &c, Int32(m), Int32(n), Int32(k),
+                        fp_product(scalar: flags.scalar, tiled: flags.tiled, biases: biases.isEmpty ? nil : biases.baseAddress, relu: flags.relu))
+    }
 }
 
 public struct NeuralWeightsError: Error, CustomStringConvertible {
