@@ -151,6 +151,14 @@ struct SeparableEncoder: Sendable {
     struct Buffers {
         var columns: [Float] = []
         var spare: [Float] = []
+        /// Each layer shape's im2col reads (`convolve`), made once.
+        var reads: [ReadsShape: [Int32]] = [:]
+    }
+
+    /// What a convolution's im2col reads depend on.
+    struct ReadsShape: Hashable {
+        var count, height, width, stride: Int
+        var alongTime: Bool
     }
 
     /// The unit embeddings of `images` (each [mels][frames]), [count][embedding].
@@ -178,20 +186,9 @@ struct SeparableEncoder: Sendable {
         let length = alongTime ? width : height, out = (length - 1) / c.stride + 1
         let (oh, ow) = alongTime ? (height, out) : (out, width)
         let columns = count * oh * ow, rows = channels * 3, tiles = (columns + 15) / 16, plane = count * height * width
-        // Where tap k of column j (image, frequency, time) reads in its input channel's plane ([image][frequency][time]),
-        // -1 in the padding and past the last column.
-        var reads = [Int32](repeating: -1, count: 3 * tiles * 16)
-        for k in 0..<3 {
-            for s in 0..<count {
-                for f in 0..<oh {
-                    for t in 0..<ow {
-                        let (sf, st) = alongTime ? (f, t * c.stride + k - 1) : (f * c.stride + k - 1, t)
-                        guard sf >= 0, sf < height, st >= 0, st < width else { continue }
-                        reads[k * tiles * 16 + (s * oh + f) * ow + t] = Int32(s * height * width + sf * width + st)
-                    }
-                }
-            }
-        }
+        let shape = ReadsShape(count: count, height: height, width: width, stride: c.stride, alongTime: alongTime)
+        let reads = buffers.reads[shape] ?? Self.reads(shape, tiles: tiles)
+        buffers.reads[shape] = reads
         // im2col in the product's own tiles ([tile][row][16], a row an input channel and tap), written in order, each
         // value read where it lies: written row by row instead, each tile's rows lie far apart, and every store missed.
         let size = tiles * rows * 16
@@ -224,6 +221,27 @@ struct SeparableEncoder: Sendable {
         return (y, out)
     }
 
+    /// Where tap k of column j (image, frequency, time) reads in its input channel's plane ([image][frequency][time]),
+    /// at k * tiles * 16 + j: -1 in the padding and past the last column.
+    private static func reads(_ shape: ReadsShape, tiles: Int) -> [Int32] {
+        let (height, width, stride) = (shape.height, shape.width, shape.stride)
+        let length = shape.alongTime ? width : height, out = (length - 1) / stride + 1
+        let (oh, ow) = shape.alongTime ? (height, out) : (out, width)
+        var reads = [Int32](repeating: -1, count: 3 * tiles * 16)
+        for k in 0..<3 {
+            for s in 0..<shape.count {
+                for f in 0..<oh {
+                    for t in 0..<ow {
+                        let (sf, st) = shape.alongTime ? (f, t * stride + k - 1) : (f * stride + k - 1, t)
+                        guard sf >= 0, sf < height, st >= 0, st < width else { continue }
+                        reads[k * tiles * 16 + (s * oh + f) * ow + t] = Int32(s * height * width + sf * width + st)
+                    }
+                }
+            }
+        }
+        return reads
+    }
+
     /// rows × inputs times the layer's [inputs][outputs] weights, plus its biases.
     private func layer(_ x: [Float], _ l: (weights: [Float], biases: [Float]), rows: Int, inputs: Int) -> [Float] {
         let outputs = l.biases.count
@@ -242,10 +260,9 @@ func multiply(_ a: [Float], _ b: [Float], into c: inout [Float], m: Int, n: Int,
               biases: [Float]? = nil, relu: Bool = false) {
     precondition(a.count >= m * k && b.count >= (tiled ? (n + 15) / 16 * 16 : n) * k && c.count >= m * n && (biases?.count ?? m) >= m,
                  "multiply: matrices smaller than their shapes")
-    let flags = (scalar: Int32(scalar ? 1 : 0), tiled: Int32(tiled ? 1 : 0), relu: Int32(relu ? 1 : 0))
     (biases ?? []).withUnsafeBufferPointer { biases in
-        fp_multiply_add(a, b, &c, Int32(m), Int32(n), Int32(k),
-                        fp_product(scalar: flags.scalar, tiled: flags.tiled, biases: biases.isEmpty ? nil : biases.baseAddress, relu: flags.relu))
+        let options = fp_product(scalar: scalar ? 1 : 0, tiled: tiled ? 1 : 0, biases: biases.isEmpty ? nil : biases.baseAddress, relu: relu ? 1 : 0)
+        fp_multiply_add(a, b, &c, Int32(m), Int32(n), Int32(k), options)
     }
 }
 
