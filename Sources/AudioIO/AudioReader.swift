@@ -224,12 +224,20 @@ private final class RateOutput {
         try resampled.withUnsafeBufferPointer { try pass($0, body) }
     }
 
+    /// Passes on all but the last `holdBack` samples of those held and `samples`: the held ones first, then
+    /// the block's own straight from it.
     private func pass(_ samples: UnsafeBufferPointer<Float>, _ body: (UnsafeBufferPointer<Float>) throws -> Void) throws {
-        held.append(contentsOf: samples)
-        guard held.count > 2 * Self.holdBack else { return }
-        try held.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<($0.count - Self.holdBack)])) }
-        delivered += held.count - Self.holdBack
-        held.removeFirst(held.count - Self.holdBack)
+        guard held.count + samples.count > 2 * Self.holdBack else { return held.append(contentsOf: samples) }
+        let kept = max(0, Self.holdBack - samples.count)  // of the held ones
+        if held.count > kept {
+            try held.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<($0.count - kept)])) }
+            delivered += held.count - kept
+            held.removeFirst(held.count - kept)
+        }
+        let goesOn = samples.count - (Self.holdBack - held.count)
+        if goesOn > 0 { try body(UnsafeBufferPointer(rebasing: samples[..<goesOn])) }
+        delivered += max(0, goesOn)
+        held.append(contentsOf: samples[max(0, goesOn)...])
     }
 
     /// Delivers the held samples, fitted so that `count` samples were delivered in all.

@@ -13,6 +13,8 @@ final class SoundFile: AudioDecoder {
     let frames: Int?
     let seekable: Bool
     let format: Int32
+    /// Integer samples (PCM in WAV, FLAC, AIFF), which libsndfile scales to floats: never infinite or NaN.
+    private let integerSamples: Bool
     private let handle: OpaquePointer
 
     static let versionSignature = "libsndfile " + String(cString: sf_version_string()).replacingOccurrences(of: "libsndfile-", with: "")
@@ -43,6 +45,8 @@ final class SoundFile: AudioDecoder {
         frames = info.frames > 0 && info.frames <= 384_000 * 86_400 ? Int(info.frames) : nil
         seekable = info.seekable != 0
         format = info.format
+        let integers = [SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8, SF_FORMAT_PCM_16, SF_FORMAT_PCM_24, SF_FORMAT_PCM_32]
+        integerSamples = integers.map(Int32.init).contains(info.format & Int32(SF_FORMAT_SUBMASK))
         do { try checkPlausible(path: path, channels: Int(info.channels), sampleRate: Int(info.samplerate)) } catch {
             sf_close(handle)
             throw error
@@ -86,7 +90,7 @@ final class SoundFile: AudioDecoder {
             let count = got * channels
             try buffer.withUnsafeBufferPointer { all in
                 let block = UnsafeBufferPointer(rebasing: all[..<count])
-                if let bad = firstNonFinite(block) { throw AudioError.nonFinite(path: path, frame: done + bad / channels) }
+                if !integerSamples, let bad = firstNonFinite(block) { throw AudioError.nonFinite(path: path, frame: done + bad / channels) }
                 try body(block, done)
             }
             done += got

@@ -126,15 +126,23 @@ public final class FrameStream {
 
     /// Cuts every frame `block` completes and hands out its row (valid only during the call).
     public func consume(_ block: UnsafeBufferPointer<Float>, row emit: (UnsafeBufferPointer<Float>) -> Void) {
-        if pending.isEmpty {
-            // The usual case for a whole signal: frames straight from the block, only the tail kept.
-            let next = cutFrames(block, emit)
-            if next < block.count { pending.append(contentsOf: block[next...]) }
-        } else {
-            pending.append(contentsOf: block)
+        var rest = block[...]
+        if !pending.isEmpty {
+            // The frames that start in the held samples take what they need of the block, at most a frame.
+            let held = pending.count, taken = min(block.count, frontEnd.stft.frameSize)
+            pending.append(contentsOf: block[..<taken])
             let next = pending.withUnsafeBufferPointer { cutFrames($0, emit) }
-            pending.removeFirst(min(next, pending.count))
+            if taken == block.count {
+                pending.removeFirst(min(next, pending.count))
+                return
+            }
+            // Every frame that starts in the held samples is cut (the block holds a frame more); the rest start in it.
+            pending.removeAll(keepingCapacity: true)
+            rest = block[min(next - held, block.count)...]
         }
+        // Frames straight from the block, only the tail kept.
+        let next = cutFrames(UnsafeBufferPointer(rebasing: rest), emit)
+        if next < rest.count { pending.append(contentsOf: rest.dropFirst(next)) }
     }
 
     /// Every full frame of `samples` (frames start every hop from the first sample); returns where the next one starts.

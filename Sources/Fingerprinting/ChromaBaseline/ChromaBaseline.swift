@@ -54,15 +54,29 @@ public struct ChromaBaseline: FramedFingerprinting, Parameterized {
 
     public var frontEnd: FrameFrontEnd {
         let p = parameters
-        // Pitch class of each FFT bin in range, -1 outside it.
-        let pitchClass = (0...(p.frameSize / 2)).map { k -> Int in
+        // The FFT bins in range, in order, as runs of neighbours that share a pitch class.
+        var runs: [(bins: Range<Int>, pitchClass: Int)] = []
+        for k in 0...(p.frameSize / 2) {
             let f = Double(k) * p.sampleRate / Double(p.frameSize)
-            guard f >= p.lowestFrequency, f <= p.highestFrequency else { return -1 }
-            let midi = Int((12 * log2(f / 440) + 69).rounded())
-            return ((midi % 12) + 12) % 12
+            guard f >= p.lowestFrequency, f <= p.highestFrequency else { continue }
+            let midi = Int((12 * log2(f / 440) + 69).rounded()), pitchClass = ((midi % 12) + 12) % 12
+            if let last = runs.last, last.bins.upperBound == k, last.pitchClass == pitchClass {
+                runs[runs.count - 1].bins = last.bins.lowerBound..<(k + 1)
+            } else {
+                runs.append((k..<(k + 1), pitchClass))
+            }
         }
-        return FrameFrontEnd(stft: STFT(frameSize: p.frameSize, hop: p.hop, window: .hann), columns: 12) { power, row in
-            for (k, pc) in pitchClass.enumerated() where pc >= 0 { row[row.startIndex + pc] += power[k] }
+        return FrameFrontEnd(stft: STFT(frameSize: p.frameSize, hop: p.hop, window: .hann), columns: 12) { [runs] power, row in
+            power.withUnsafeBufferPointer { power in
+                row.withUnsafeMutableBufferPointer { chroma in
+                    // Each pitch class sums its bins in bin order.
+                    for run in runs {
+                        var sum = chroma[run.pitchClass]
+                        for k in run.bins { sum += power[k] }
+                        chroma[run.pitchClass] = sum
+                    }
+                }
+            }
         }
     }
 
