@@ -98,7 +98,7 @@ func topCoefficients(_ coefficients: [Float], count: Int, ranked: Bool = true) -
             histogram.initialize(repeating: 0)
             var highest = 0
             for i in 0..<values.count {
-                let b = Int(key(i) >> shift)
+                let b = Int(key(i) &>> shift)
                 histogram[b] &+= 1
                 highest = max(highest, b)
             }
@@ -106,9 +106,15 @@ func topCoefficients(_ coefficients: [Float], count: Int, ranked: Bool = true) -
             while above + Int(histogram[bucket]) < k { above += Int(histogram[bucket]); bucket -= 1 }
             var chosen: [Int] = [], boundary: [Int] = []
             chosen.reserveCapacity(k)
-            for i in 0..<values.count {
-                let b = Int(key(i) >> shift)
-                if b > bucket { chosen.append(i) } else if b == bucket { boundary.append(i) }
+            // Sixteen at a time, skipping those below the boundary bucket (most are).
+            let lowest = SIMD16(repeating: UInt32(bucket) &<< shift), raw = UnsafeRawBufferPointer(values)
+            for start in stride(from: 0, to: values.count, by: 16) {
+                let end = min(start &+ 16, values.count)
+                if end &- start == 16, !any(raw.loadUnaligned(fromByteOffset: start &* 4, as: SIMD16<UInt32>.self) & 0x7FFF_FFFF .>= lowest) { continue }
+                for i in start..<end {
+                    let b = Int(key(i) &>> shift)
+                    if b > bucket { chosen.append(i) } else if b == bucket { boundary.append(i) }
+                }
             }
             let byMagnitude: (Int, Int) -> Bool = { key($0) != key($1) ? key($0) > key($1) : $0 < $1 }
             boundary.sort(by: byMagnitude)
