@@ -51,6 +51,25 @@ import Testing
         let m = FrameFrontEnd.power(stft).rows([Float](repeating: 0.1, count: 4096))
         #expect(m.rows == 33 && m.columns == 1025)
     }
+
+    /// A frame stream fed block by block hands out the whole signal's rows, whatever the blocks' sizes: shorter than
+    /// a frame, a frame and a hop, several frames (held samples completed from a block, frames cut from it straight).
+    @Test(arguments: [1, 63, 64, 255, 256, 257, 320, 1000, 4097])
+    func aFrameStreamFedInBlocksGivesTheWholeSignalsRows(block: Int) {
+        let frontEnd = FrameFrontEnd.power(STFT(frameSize: 256, hop: 64, window: .hann))
+        let signal = SeededNoise(seed: 11).uniform(count: 5000, amplitude: 1)
+        var rows: [Float] = []
+        let stream = frontEnd.stream()
+        signal.withUnsafeBufferPointer { all in
+            for start in stride(from: 0, to: all.count, by: block) {
+                stream.consume(UnsafeBufferPointer(rebasing: all[start..<min(start + block, all.count)])) { rows += $0 }
+            }
+        }
+        let whole = frontEnd.rows(signal).values
+        #expect(whole.count == 75 * 129)  // (5,000 - 256) / 64 + 1 frames
+        let differs = rows.indices.first { $0 >= whole.count || rows[$0] != whole[$0] }
+        #expect(rows.count == whole.count && differs == nil, "\(rows.count) values, first difference at \(String(describing: differs))")
+    }
 }
 
 @Suite struct BandTests {
