@@ -142,7 +142,8 @@ def main():
              for p in ps for v in hostile_values(defaults.get(p, ""), rng)]
     parameter_calls = len(cases)
     if args.stages:
-        clip = os.path.join(tempfile.mkdtemp(prefix="fpbench-campaign-"), "clip.wav")
+        workdir = tempfile.TemporaryDirectory(prefix="fpbench-campaign-")  # removed with its clip when the campaign ends
+        clip = os.path.join(workdir.name, "clip.wav")
         with wave.open(AUDIO) as w:  # a 10 s query of the real recording
             w.setpos(4 * w.getframerate())
             frames, params = w.readframes(10 * w.getframerate()), w.getparams()
