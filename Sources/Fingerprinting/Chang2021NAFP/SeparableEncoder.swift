@@ -210,12 +210,13 @@ struct SeparableEncoder: Sendable {
                 }
             }
         }
-        // The output, in the spare buffer (the previous layer's input), resized but not cleared: the product starts
-        // each row at its bias and never reads what was there; ReLU as it stores.
+        // The output, in the spare buffer (the previous layer's input), grown when too short but never cleared or
+        // shrunk: the product writes its first c.outputs × columns values, starting each row at its bias (ReLU as it
+        // stores), and only those are read. (Shrunk and grown again by zeros, layer after layer, it cost 2 % of a file.)
         var y: [Float] = []
         swap(&y, &buffers.spare)
         let outputs = c.outputs * columns
-        if y.count > outputs { y.removeLast(y.count - outputs) } else { y.append(contentsOf: repeatElement(0, count: outputs - y.count)) }
+        if y.count < outputs { y.append(contentsOf: repeatElement(0, count: outputs - y.count)) }
         multiply(c.weights, buffers.columns, into: &y, m: c.outputs, n: columns, k: rows, tiled: true, biases: c.biases, relu: true)
         buffers.spare = x  // the caller's only other hold on it is replaced by `y`
         return (y, out)
