@@ -1,6 +1,6 @@
 import AudioIO
 import DSP
-import Fingerprinting
+@testable import Fingerprinting
 import Foundation
 import SuiteEvaluation
 import Testing
@@ -105,6 +105,28 @@ struct RealRecording: Sendable, CustomStringConvertible {
         // 5 bins off: 430.7 Hz, no window matches.
         let far = try maa.fingerprint(fiveTones([21, 71, 121, 161, 231]))
         #expect(maa.compare(query: far, reference: reference).rawFigure == 0)
+    }
+
+    /// The loudest bin of a range, eight bins at a time, is the one a scan finds: the first of equal values
+    /// (drawn from four, so most ranges hold ties), for every length to 40 at ten offsets; NaN is passed over.
+    @Test func theFirstLoudestBinIsTheScansEvenAmongTies() {
+        let noise = SeededNoise(seed: 5)
+        var power = (0..<60).map { _ in Float(noise.integer(below: 4)) }
+        func scan(_ range: Range<Int>) -> Int {
+            var best: Float = -1, loudest = -1
+            for k in range where power[k] > best { (best, loudest) = (power[k], k) }
+            return loudest
+        }
+        for round in 0..<2 {
+            if round == 1 { for k in stride(from: 3, to: 60, by: 7) { power[k] = .nan } }
+            for start in 0..<10 {
+                for length in 0...40 {
+                    let range = start..<(start + length)
+                    #expect(power.withUnsafeBufferPointer { firstLoudest($0.baseAddress!, range) } == scan(range), "\(range), round \(round)")
+                }
+            }
+        }
+        #expect(firstLoudest([Float.nan, .nan], 0..<2) == -1 && firstLoudest([Float](repeating: .nan, count: 9), 0..<9) == -1)
     }
 
     @Test func identityScoresOneAndWindowsAreComparedIndexByIndex() throws {
