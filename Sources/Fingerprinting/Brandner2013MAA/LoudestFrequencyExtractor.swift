@@ -46,8 +46,8 @@ func firstLoudest(_ power: UnsafePointer<Float>, _ range: Range<Int>) -> Int {
             here += 8
             k &+= 8
         }
-        best = values.max()
-        loudest = Int(places.replacing(with: .infinity, where: values .!= SIMD8(repeating: best)).min())
+        best = values.largestLane
+        loudest = Int(places.replacing(with: .infinity, where: values .!= SIMD8(repeating: best)).smallestLane)
     }
     while k < range.upperBound {
         if power[k] > best { (best, loudest) = (power[k], k) }

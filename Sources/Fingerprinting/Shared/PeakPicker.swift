@@ -154,7 +154,7 @@ func largest(of values: UnsafeBufferPointer<Float>) -> Float {
         lanes.replace(with: x, where: x .> lanes)
         i &+= 16
     }
-    var result = lanes.max()
+    var result = lanes.largestLane
     while i < values.count { result = max(result, values[i]); i &+= 1 }
     return result
 }
