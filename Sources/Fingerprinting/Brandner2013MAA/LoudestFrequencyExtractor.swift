@@ -32,7 +32,7 @@ struct LoudestFrequencyExtractor {
 /// empty or all NaN. Eight places at a time, each lane keeping the first largest of its own places; of the lanes
 /// that hold the largest value the earliest place wins, and the places left over (fewer than eight, all later)
 /// replace it only when larger. A scan's branch on each new largest value was mispredicted about four times a range.
-/// Places are kept as floats, exact below 2^24 (bins: at most 32,769), for the vector minimum SSE2 has.
+/// Places are kept as floats (exact below 2^24; bins: at most 32,769), folded as the values are (`smallestLane`).
 @inline(__always)
 func firstLoudest(_ power: UnsafePointer<Float>, _ range: Range<Int>) -> Int {
     var k = range.lowerBound, best: Float = -1, loudest = -1
