@@ -10,16 +10,11 @@ static const char *failure;
 static char message[512];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-#ifndef RTLD_DEEPBIND
-#define RTLD_DEEPBIND 0  // glibc's; elsewhere the default order
-#endif
-
-/// The library built against these headers' major version (its ABI), or NULL with `failure` set.
-/// `RTLD_DEEPBIND`: the symbols it and its dependencies (about 120 libraries) bind at load are looked up among its
-/// own dependencies first, not after probing the program's 40 (Swift's runtime, Foundation, ICU), which define few
-/// of them: a 1 s Ogg's process takes about 8 ms less CPU (docs/speed.md). FFmpeg needs nothing from the program.
+/// The library built against these headers' major version (its ABI), or NULL with `failure` set. Not with
+/// RTLD_DEEPBIND, though it took about 8 ms off a 1 s Ogg's process: the sanitizers' runtimes stop a program that
+/// uses it, and FFmpeg would free with glibc what a preloaded allocator gave it (docs/speed.md).
 static void *open_library(const char *soname) {
-    void *library = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    void *library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
     if (!library) {
         snprintf(message, sizeof message, "FFmpeg's %s cannot be loaded (%s); scripts/setup.sh installs it", soname, dlerror());
         failure = message;
