@@ -11,7 +11,7 @@ static char message[512];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /// The library built against these headers' major version (its ABI), or NULL with `failure` set. Not with
-/// RTLD_DEEPBIND, though it took about 8 ms off a 1 s Ogg's process: the sanitizers' runtimes stop a program that
+/// RTLD_DEEPBIND, though it took about 7 ms off a 1 s Ogg's process: the sanitizers' runtimes stop a program that
 /// uses it, and FFmpeg would free with glibc what a preloaded allocator gave it (docs/speed.md).
 static void *open_library(const char *soname) {
     void *library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
